@@ -1,0 +1,11 @@
+#!/bin/bash
+# Build the selftests (and the demo) against the patched kernel's uapi
+# headers, into $BUILD/selftests; the guest runs them from there.
+. "$(dirname "$0")/common.sh"
+
+step "building selftests in $BUILD/selftests"
+make -C "$SRC" O="$OBJ" -s headers
+mkdir -p "$BUILD/selftests"
+make -C "$SRC/tools/testing/selftests/bvt" -s \
+	OUTPUT="$BUILD/selftests" KHDR_INCLUDES="-isystem $OBJ/usr/include" \
+	all "$BUILD/selftests/bvt_demo"

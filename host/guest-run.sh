@@ -1,0 +1,29 @@
+#!/bin/bash
+# Runs inside the guest: the demo or every selftest, with results written to
+# OUTDIR for the host to read.
+#
+#   guest-run.sh OUTDIR BINDIR demo|check
+set -u
+out=$1 bin=$2 mode=$3
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
+uname -r >"$out/uname"
+nproc >"$out/nproc"
+
+case "$mode" in
+demo)
+	"$bin/bvt_demo" 2>&1 | tee "$out/demo.txt"
+	;;
+check)
+	for t in "$bin"/bvt_*_test; do
+		name=$(basename "$t")
+		echo "running $name" >&2
+		timeout 300 "$t" >"$out/$name.tap" 2>&1
+		echo $? >"$out/$name.rc"
+	done
+	;;
+esac
+
+dmesg >"$out/dmesg.txt"
+touch "$out/finished"

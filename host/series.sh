@@ -1,0 +1,45 @@
+#!/bin/bash
+# Export the series as one "git format-patch" set into $BUILD/series: the
+# new files first, in the commit groups of patches/new-files, then the glue
+# patches of patches/series.  It applies with "git am" to a clean 6.12 tree.
+# With "check", run checkpatch.pl --strict on it too.
+. "$(dirname "$0")/common.sh"
+
+work=$BUILD/series-tree
+out=$BUILD/series
+GIT=(git -C "$work" -c user.name="SCHED_BVT developers"
+     -c user.email=sched-bvt@localhost)
+
+step "exporting the series to $out"
+"$TOP/host/prepare-tree.sh"
+git -C "$SRC" worktree remove --force "$work" 2>/dev/null || rm -rf "$work"
+git -C "$SRC" worktree prune
+git -C "$SRC" worktree add -q --detach "$work" pristine
+
+while read -r msg paths; do
+	for f in $paths; do
+		mkdir -p "$(dirname "$work/$f")"
+		cp "$TOP/$f" "$work/$f"
+		"${GIT[@]}" add -f "$f"
+	done
+	"${GIT[@]}" commit -q -F "$TOP/patches/$msg"
+done < <("$TOP/host/new-files.sh" groups)
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	"${GIT[@]}" am -q "$TOP/patches/$p" || die "patch $p does not apply"
+done <"$TOP/patches/series"
+
+rm -rf "$out"
+"${GIT[@]}" format-patch -q --cover-letter -o "$out" pristine..HEAD
+ls "$out"
+
+if [ "${1:-}" = check ]; then
+	step "checkpatch.pl --strict"
+	status=0
+	for p in "$out"/0*.patch; do
+		case "$p" in *0000-cover-letter.patch) continue ;; esac
+		"$work/scripts/checkpatch.pl" --strict --no-tree -q \
+			--ignore FILE_PATH_CHANGES "$p" || status=1
+	done
+	exit $status
+fi

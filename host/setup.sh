@@ -1,0 +1,44 @@
+#!/bin/bash
+# Install what the build, the guest and the tests need: Debian packages and a
+# project-local virtualenv with virtme-ng.  Skips whatever is already there.
+. "$(dirname "$0")/common.sh"
+
+PACKAGES=(
+	"linux-source-6.12=$KERNEL_DEB_VERSION"
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
+	xz-utils ccache git python3-venv
+	qemu-system-x86 busybox-static
+	rt-tests trace-cmd linux-perf stress-ng
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	name=${p%%=*}
+	want=${p#*=}
+	have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+	case "$have" in
+	"install ok installed "*)
+		[ "$want" = "$p" ] || [ "${have##* }" = "$want" ] || missing+=("$p") ;;
+	*)	missing+=("$p") ;;
+	esac
+done
+
+mkdir -p "$BUILD"
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" = 0 ] || die "run as root to install: ${missing[*]}"
+	step "installing Debian packages: ${missing[*]}"
+	apt-get update -q >/dev/null
+	if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1; then
+		tail -20 "$BUILD/apt.log" >&2
+		die "apt-get install failed (pinned linux-source-6.12=$KERNEL_DEB_VERSION gone? see host/common.sh)"
+	fi
+fi
+
+if [ ! -x "$VENV/bin/vng" ] ||
+   [ "$("$VENV/bin/vng" --version 2>/dev/null)" != "virtme-ng $VIRTME_NG_VERSION" ]; then
+	step "creating $VENV with virtme-ng $VIRTME_NG_VERSION"
+	mkdir -p "$BUILD"
+	python3 -m venv "$VENV"
+	"$VENV/bin/pip" install -q "virtme-ng==$VIRTME_NG_VERSION"
+fi

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_SCHED_BVT_H
+#define _LINUX_SCHED_BVT_H
+
+#include <linux/rbtree_types.h>
+#include <linux/types.h>
+
+/* A thread's BVT parameters, as set with sched_setattr(2). */
+struct sched_bvt_params {
+	u32				weight;		/* 0: from nice */
+	u32				flags;		/* SCHED_BVT_FLAG_* */
+	s64				warp;		/* W, ns of virtual time */
+	u64				warp_limit;	/* L, ns, 0: unlimited */
+	u64				unwarp;		/* U, ns */
+};
+
+/*
+ * A schedulable entity of SCHED_BVT.  All virtual times are in nanoseconds
+ * as seen by a weight-1024 entity and compared modulo 2^64.
+ */
+struct sched_bvt_entity {
+	struct rb_node			run_node;	/* in bvt_sched::timeline */
+	u64				avt;		/* A: actual virtual time */
+	u64				min_avt;	/* least A in this subtree */
+	unsigned int			on_rq;
+	/* avt is relative to the svt of the runqueue it left (fork, migration) */
+	unsigned int			vt_relative;
+	struct sched_bvt_params		params;
+};
+
+#endif /* _LINUX_SCHED_BVT_H */

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SCHED_BVT: what the scheduler core and the syscalls need to see of the
+ * Borrowed Virtual Time class (kernel/sched/bvt.c).
+ */
+#ifndef _KERNEL_SCHED_BVT_H
+#define _KERNEL_SCHED_BVT_H
+
+#include <linux/rbtree_types.h>
+#include <linux/sched/bvt.h>
+#include <uapi/linux/sched.h>
+
+struct sched_attr;
+struct task_struct;
+
+/*
+ * One BVT scheduler: the runnable entities it dispatches, ordered by
+ * effective virtual time, and its scheduler virtual time (SVT).  Every
+ * level of the BVT hierarchy is one of these.
+ */
+struct bvt_sched {
+	struct rb_root_cached		timeline;	/* queued, not running */
+	struct sched_bvt_entity		*curr;		/* picked, not in timeline */
+	u64				svt;		/* least A of the runnable */
+	unsigned int			nr_queued;	/* runnable, curr included */
+};
+
+/* The per-CPU part of SCHED_BVT, in struct rq. */
+struct bvt_rq {
+	struct bvt_sched		root;
+	unsigned int			nr_running;	/* runnable BVT tasks */
+};
+
+#ifdef CONFIG_SCHED_BVT
+
+static inline bool bvt_policy(int policy)
+{
+	return policy == SCHED_BVT;
+}
+
+void init_bvt_rq(struct bvt_rq *bvt_rq);
+void init_bvt_entity(struct sched_bvt_entity *se);
+bool __checkparam_bvt(const struct sched_attr *attr);
+bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr);
+void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr);
+void __getparam_bvt(struct task_struct *p, struct sched_attr *attr);
+void bvt_reset_on_fork(struct task_struct *p);
+
+#else /* !CONFIG_SCHED_BVT */
+
+static inline bool bvt_policy(int policy)
+{
+	return false;
+}
+
+static inline bool __checkparam_bvt(const struct sched_attr *attr)
+{
+	return false;
+}
+
+static inline bool bvt_attr_needs_priv(struct task_struct *p,
+				       const struct sched_attr *attr)
+{
+	return true;
+}
+
+static inline void __setparam_bvt(struct task_struct *p,
+				  const struct sched_attr *attr) { }
+static inline void __getparam_bvt(struct task_struct *p,
+				  struct sched_attr *attr) { }
+static inline void bvt_reset_on_fork(struct task_struct *p) { }
+
+#endif /* CONFIG_SCHED_BVT */
+
+#endif /* _KERNEL_SCHED_BVT_H */

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the pure logic of SCHED_BVT: virtual time arithmetic,
+ * weight scaling, the context switch allowance, SVT and the timeline, and
+ * the checks on sched_setattr(2) parameters.  Included from bvt.c so that
+ * it sees the static helpers.
+ */
+#include <kunit/test.h>
+
+static void bvt_test_vt_compare_wraps(struct kunit *test)
+{
+	u64 near_wrap = U64_MAX - 5;
+
+	KUNIT_EXPECT_TRUE(test, vt_before(1, 2));
+	KUNIT_EXPECT_FALSE(test, vt_before(2, 2));
+	KUNIT_EXPECT_FALSE(test, vt_before(3, 2));
+	/* Across the wrap, order is by distance, not by magnitude. */
+	KUNIT_EXPECT_TRUE(test, vt_before(near_wrap, near_wrap + 10));
+	KUNIT_EXPECT_EQ(test, vt_max(near_wrap, near_wrap + 10), near_wrap + 10);
+	KUNIT_EXPECT_EQ(test, vt_min(near_wrap, near_wrap + 10), near_wrap);
+}
+
+static void bvt_test_scale_by_weight(struct kunit *test)
+{
+	/* A weight-1024 entity's A keeps pace with real time. */
+	KUNIT_EXPECT_EQ(test, bvt_scale(NSEC_PER_MSEC, 1024), NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, bvt_scale(NSEC_PER_MSEC, 2048), NSEC_PER_MSEC / 2);
+	KUNIT_EXPECT_EQ(test, bvt_scale(NSEC_PER_MSEC, 1), 1024 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, bvt_scale(3 * NSEC_PER_MSEC, 3072), NSEC_PER_MSEC);
+	/* No overflow for a day of run time at the smallest weight. */
+	KUNIT_EXPECT_EQ(test, bvt_scale(86400ULL * NSEC_PER_SEC, 1),
+			86400ULL * NSEC_PER_SEC * 1024);
+}
+
+static void bvt_test_entity_init(struct sched_bvt_entity *se, u64 avt,
+				 u32 weight)
+{
+	memset(se, 0, sizeof(*se));
+	RB_CLEAR_NODE(&se->run_node);
+	se->avt = avt;
+	se->params.weight = weight;
+}
+
+static void bvt_test_warp_moves_evt(struct kunit *test)
+{
+	struct sched_bvt_entity se;
+
+	bvt_test_entity_init(&se, 100 * NSEC_PER_MSEC, 1024);
+	se.params.warp = 30 * NSEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * NSEC_PER_MSEC);
+	se.params.flags = SCHED_BVT_FLAG_WARP;
+	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * NSEC_PER_MSEC);
+}
+
+static void bvt_test_allowance_in_real_time(struct kunit *test)
+{
+	const u64 c = 3 * NSEC_PER_MSEC;
+	struct sched_bvt_entity curr, next;
+
+	bvt_test_entity_init(&next, 0, 1024);
+	/* At weight 3072, 3 ms of real time is 1 ms of virtual time. */
+	bvt_test_entity_init(&curr, NSEC_PER_MSEC, 3072);
+	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr, &next, c));
+	curr.avt = NSEC_PER_MSEC + 1;
+	KUNIT_EXPECT_TRUE(test, bvt_allowance_used(&curr, &next, c));
+	/* At weight 1024 the same entity may run on to 3 ms. */
+	curr.params.weight = 1024;
+	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr, &next, c));
+}
+
+static void bvt_test_timeline_and_svt(struct kunit *test)
+{
+	struct bvt_rq bvt_rq;
+	struct bvt_sched *bs = &bvt_rq.root;
+	struct sched_bvt_entity se[3];
+
+	init_bvt_rq(&bvt_rq);
+	bvt_test_entity_init(&se[0], 500, 1024);
+	bvt_test_entity_init(&se[1], 300, 1024);
+	bvt_test_entity_init(&se[2], 400, 1024);
+	/* se[2] runs warped: least E, but not least A. */
+	se[2].params.flags = SCHED_BVT_FLAG_WARP;
+	se[2].params.warp = 250;
+
+	bvt_enqueue_entity(bs, &se[0], 0);
+	bvt_enqueue_entity(bs, &se[1], 0);
+	bvt_enqueue_entity(bs, &se[2], 0);
+	bvt_update_svt(bs);
+	KUNIT_EXPECT_EQ(test, bs->nr_queued, 3U);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(bs), &se[2]);
+	KUNIT_EXPECT_EQ(test, bs->svt, 300ULL);
+
+	/* The picked entity leaves the timeline but still counts for SVT. */
+	bvt_set_curr(bs, &se[2]);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(bs), &se[1]);
+	bvt_dequeue_entity(bs, &se[1]);
+	KUNIT_EXPECT_EQ(test, bs->svt, 400ULL);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(bs), &se[2]);
+
+	/* Waking up, se[1] is brought up to SVT. */
+	bvt_enqueue_entity(bs, &se[1], ENQUEUE_WAKEUP);
+	KUNIT_EXPECT_EQ(test, se[1].avt, 400ULL);
+
+	/* SVT never goes back, even when the runqueue empties. */
+	bvt_put_curr(bs, &se[2]);
+	bvt_dequeue_entity(bs, &se[0]);
+	bvt_dequeue_entity(bs, &se[1]);
+	bvt_dequeue_entity(bs, &se[2]);
+	KUNIT_EXPECT_EQ(test, bs->nr_queued, 0U);
+	KUNIT_EXPECT_EQ(test, bs->svt, 400ULL);
+	KUNIT_EXPECT_NULL(test, bvt_pick_entity(bs));
+}
+
+static void bvt_test_relative_vt(struct kunit *test)
+{
+	struct bvt_rq bvt_rq;
+	struct bvt_sched *bs = &bvt_rq.root;
+	struct sched_bvt_entity se;
+
+	init_bvt_rq(&bvt_rq);
+	bs->svt = 1000;
+	/* 50 ahead of the SVT it left: 50 ahead of this one. */
+	bvt_test_entity_init(&se, 50, 1024);
+	se.vt_relative = 1;
+	bvt_enqueue_entity(bs, &se, 0);
+	KUNIT_EXPECT_EQ(test, se.avt, 1050ULL);
+	KUNIT_EXPECT_EQ(test, se.vt_relative, 0U);
+	bvt_dequeue_entity(bs, &se);
+
+	/* Far behind, and waking: no credit. */
+	se.avt = -500LL;
+	se.vt_relative = 1;
+	bvt_enqueue_entity(bs, &se, ENQUEUE_WAKEUP);
+	KUNIT_EXPECT_EQ(test, se.avt, 1000ULL);
+}
+
+static void bvt_test_params_valid(struct kunit *test)
+{
+	struct sched_bvt_params ok = {
+		.weight = 2048, .flags = SCHED_BVT_FLAG_WARP,
+		.warp = 20 * NSEC_PER_MSEC, .warp_limit = 5 * NSEC_PER_MSEC,
+		.unwarp = 50 * NSEC_PER_MSEC,
+	};
+	struct sched_bvt_params p;
+
+	KUNIT_EXPECT_TRUE(test, bvt_params_valid(&ok));
+	p = ok; p.weight = 0;
+	KUNIT_EXPECT_TRUE(test, bvt_params_valid(&p));
+	p = ok; p.warp_limit = 0;
+	KUNIT_EXPECT_TRUE(test, bvt_params_valid(&p));
+	p = ok; p.weight = SCHED_BVT_WEIGHT_MAX + 1;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	p = ok; p.flags = 0x2;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	p = ok; p.warp = -1;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	p = ok; p.warp = SCHED_BVT_WARP_MAX + 1;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	p = ok; p.warp_limit = SCHED_BVT_WARP_LIMIT_MIN - 1;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	p = ok; p.warp_limit = SCHED_BVT_TIME_MAX + 1;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	p = ok; p.unwarp = SCHED_BVT_TIME_MAX + 1;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+}
+
+static void bvt_test_params_raise(struct kunit *test)
+{
+	struct sched_bvt_params none = { };
+	struct sched_bvt_params warp = {
+		.flags = SCHED_BVT_FLAG_WARP, .warp = 20 * NSEC_PER_MSEC,
+		.warp_limit = 5 * NSEC_PER_MSEC, .unwarp = 50 * NSEC_PER_MSEC,
+	};
+	struct sched_bvt_params p;
+
+	/* Weight: above 1024 and above the current weight. */
+	p = none; p.weight = 1024;
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 15, &p));
+	p.weight = 1025;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 4096, &p));
+
+	/* Warp: enabling, more, longer or more often raises... */
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &warp));
+	p = warp; p.warp++;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p));
+	p = warp; p.warp_limit = 0;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p));
+	p = warp; p.unwarp--;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p));
+	/* ...and the rest lowers or keeps the claim. */
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &warp));
+	p = warp; p.warp--; p.warp_limit--; p.unwarp++;
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p));
+	p = warp; p.flags = 0;
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p));
+	/* A warp flag with no warp is no warp. */
+	p = none; p.flags = SCHED_BVT_FLAG_WARP;
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 1024, &p));
+}
+
+static struct kunit_case bvt_test_cases[] = {
+	KUNIT_CASE(bvt_test_vt_compare_wraps),
+	KUNIT_CASE(bvt_test_scale_by_weight),
+	KUNIT_CASE(bvt_test_warp_moves_evt),
+	KUNIT_CASE(bvt_test_allowance_in_real_time),
+	KUNIT_CASE(bvt_test_timeline_and_svt),
+	KUNIT_CASE(bvt_test_relative_vt),
+	KUNIT_CASE(bvt_test_params_valid),
+	KUNIT_CASE(bvt_test_params_raise),
+	{ }
+};
+
+static struct kunit_suite bvt_test_suite = {
+	.name = "sched_bvt",
+	.test_cases = bvt_test_cases,
+};
+kunit_test_suite(bvt_test_suite);

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_BVT through sched_setattr(2) and sched_getattr(2): the VER2 tail
+ * round-trips, bad input gets a clear errno, unprivileged callers may only
+ * lower their claim, older struct sizes get weight-from-nice, and the
+ * policy survives fork (or is stripped of privilege by RESET_ON_FORK).
+ */
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "bvt_util.h"
+#include "../kselftest_harness.h"
+
+#define MS	NSEC_PER_MSEC
+
+static struct sched_attr warp_attr(void)
+{
+	struct sched_attr attr = bvt_attr(3000, 0);
+
+	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
+	attr.sched_bvt_warp = 20 * MS;
+	attr.sched_bvt_warp_limit = 5 * MS;
+	attr.sched_bvt_unwarp = 50 * MS;
+	return attr;
+}
+
+static struct sched_attr get_self(struct __test_metadata *_metadata)
+{
+	struct sched_attr got;
+
+	memset(&got, 0xa5, sizeof(got));
+	EXPECT_EQ(0, sys_sched_getattr(0, &got, sizeof(got), 0));
+	return got;
+}
+
+/* Drop root: no CAP_SYS_NICE from here on. */
+static void drop_privilege(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, setresgid(65534, 65534, 65534));
+	ASSERT_EQ(0, setresuid(65534, 65534, 65534));
+}
+
+TEST(roundtrip_every_field)
+{
+	struct sched_attr attr = warp_attr(), got;
+
+	attr.sched_nice = 3;
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	got = get_self(_metadata);
+	EXPECT_EQ(SCHED_ATTR_SIZE_VER2, got.size);
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+	EXPECT_EQ(3, got.sched_nice);
+	EXPECT_EQ(0, got.sched_priority);
+	EXPECT_EQ(3000, got.sched_bvt_weight);
+	EXPECT_EQ(SCHED_BVT_FLAG_WARP, got.sched_bvt_flags);
+	EXPECT_EQ(20 * MS, got.sched_bvt_warp);
+	EXPECT_EQ(5 * MS, got.sched_bvt_warp_limit);
+	EXPECT_EQ(50 * MS, got.sched_bvt_unwarp);
+	EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+
+	/* Changing only the parameters, within the class. */
+	attr = bvt_attr(0, -2);
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	got = get_self(_metadata);
+	EXPECT_EQ(0, got.sched_bvt_weight);
+	EXPECT_EQ(0, got.sched_bvt_flags);
+	EXPECT_EQ(0, got.sched_bvt_warp);
+	EXPECT_EQ(-2, got.sched_nice);
+}
+
+TEST(short_getattr_gets_prefix)
+{
+	struct sched_attr attr = warp_attr(), got;
+
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	memset(&got, 0, sizeof(got));
+	ASSERT_EQ(0, sys_sched_getattr(0, &got, SCHED_ATTR_SIZE_VER1, 0));
+	EXPECT_EQ(SCHED_ATTR_SIZE_VER1, got.size);
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+	EXPECT_EQ(0, got.sched_bvt_weight);	/* not copied */
+}
+
+TEST(old_sizes_get_weight_from_nice)
+{
+	unsigned int sizes[] = { SCHED_ATTR_SIZE_VER0, SCHED_ATTR_SIZE_VER1 };
+	struct sched_attr attr, got;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		/* Whatever sits past the old size must not be read. */
+		attr = warp_attr();
+		attr.size = sizes[i];
+		attr.sched_nice = 4;
+		ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+		got = get_self(_metadata);
+		EXPECT_EQ(SCHED_BVT, got.sched_policy);
+		EXPECT_EQ(4, got.sched_nice);
+		EXPECT_EQ(0, got.sched_bvt_weight);
+		EXPECT_EQ(0, got.sched_bvt_flags);
+		EXPECT_EQ(0, got.sched_bvt_warp);
+	}
+}
+
+TEST(old_setscheduler_call)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	struct sched_attr got;
+
+	ASSERT_EQ(0, sched_setscheduler(0, SCHED_BVT, &sp));
+	got = get_self(_metadata);
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+	EXPECT_EQ(0, got.sched_bvt_weight);
+	sp.sched_priority = 1;
+	EXPECT_EQ(-1, sched_setscheduler(0, SCHED_BVT, &sp));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST(enter_and_leave)
+{
+	struct sched_attr attr = bvt_attr(0, 0), other = {
+		.size = SCHED_ATTR_SIZE_VER0, .sched_policy = SCHED_OTHER,
+	};
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+		EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+		ASSERT_EQ(0, sys_sched_setattr(0, &other, 0));
+		EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0));
+	}
+}
+
+TEST(bad_policy_and_sizes)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	char big[8192] = { 0 };
+
+	attr.sched_policy = 9;
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EINVAL, errno);
+	attr.sched_policy = 0x7fffffff;
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EINVAL, errno);
+
+	/* The kernel's long-standing answer to a bad size is E2BIG. */
+	attr = bvt_attr(0, 0);
+	attr.size = SCHED_ATTR_SIZE_VER0 - 1;
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(E2BIG, errno);
+	/* Larger than the kernel knows, with non-zero bytes past its end. */
+	memcpy(big, &attr, sizeof(attr));
+	((struct sched_attr *)big)->size = 200;
+	big[150] = 1;
+	EXPECT_EQ(-1, sys_sched_setattr(0, (struct sched_attr *)big, 0));
+	EXPECT_EQ(E2BIG, errno);
+	/* ...and with zeros there it is fine. */
+	big[150] = 0;
+	EXPECT_EQ(0, sys_sched_setattr(0, (struct sched_attr *)big, 0));
+
+	EXPECT_EQ(-1, sys_sched_getattr(0, &attr, SCHED_ATTR_SIZE_VER0 - 1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, sys_sched_setattr(0, (struct sched_attr *)8, 0));
+	EXPECT_EQ(EFAULT, errno);
+}
+
+TEST(out_of_range_fields)
+{
+	struct sched_attr bad[11];
+	int i, n = 0;
+
+	for (i = 0; i < 11; i++)
+		bad[i] = warp_attr();
+	bad[n++].sched_bvt_weight = SCHED_BVT_WEIGHT_MAX + 1;
+	bad[n++].sched_bvt_flags = 0x2;
+	bad[n++].sched_bvt_warp = -1;
+	bad[n++].sched_bvt_warp = SCHED_BVT_WARP_MAX + 1;
+	bad[n++].sched_bvt_warp_limit = SCHED_BVT_WARP_LIMIT_MIN - 1;
+	bad[n++].sched_bvt_warp_limit = SCHED_BVT_TIME_MAX + 1;
+	bad[n++].sched_bvt_unwarp = SCHED_BVT_TIME_MAX + 1;
+	bad[n++].sched_priority = 1;
+	bad[n++].sched_runtime = 1 * MS;
+	bad[n++].sched_period = 10 * MS;
+	bad[n++].sched_deadline = 10 * MS;
+
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(-1, sys_sched_setattr(0, &bad[i], 0)) {
+			TH_LOG("case %d was accepted", i);
+		}
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* Nothing of it stuck. */
+	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0));
+}
+
+TEST(unprivileged_may_only_lower)
+{
+	struct sched_attr attr = bvt_attr(4096, 0), got;
+
+	/* Granted by root, then dropped. */
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	drop_privilege(_metadata);
+
+	attr = bvt_attr(2048, 0);		/* lower weight: fine */
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	attr = bvt_attr(3000, 0);		/* raise again: no */
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr = bvt_attr(512, 0);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	attr = bvt_attr(1024, 0);		/* up to nice 0: fine */
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	attr = bvt_attr(1025, 0);
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+
+	attr = warp_attr();			/* any warp: no */
+	attr.sched_bvt_weight = 0;
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+
+	attr = bvt_attr(0, -1);			/* lower nice: no, as ever */
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr = bvt_attr(0, 5);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+
+	got = get_self(_metadata);
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+	EXPECT_EQ(5, got.sched_nice);
+	EXPECT_EQ(0, got.sched_bvt_weight);
+}
+
+TEST(unprivileged_may_lower_warp)
+{
+	struct sched_attr attr = warp_attr(), got;
+
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	drop_privilege(_metadata);
+
+	attr.sched_bvt_weight = 1024;
+	attr.sched_bvt_warp = 10 * MS;		/* less warp, shorter, rarer */
+	attr.sched_bvt_warp_limit = 2 * MS;
+	attr.sched_bvt_unwarp = 100 * MS;
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	attr.sched_bvt_warp_limit = 0;		/* unlimited: no */
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr.sched_bvt_warp_limit = 2 * MS;
+	attr.sched_bvt_unwarp = 10 * MS;	/* more often: no */
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr.sched_bvt_unwarp = 100 * MS;
+	attr.sched_bvt_flags = 0;		/* off: fine */
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+
+	got = get_self(_metadata);
+	EXPECT_EQ(0, got.sched_bvt_flags);
+	EXPECT_EQ(1024, got.sched_bvt_weight);
+}
+
+static int child_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* In a child: 0 if it runs with @want's policy and BVT parameters. */
+static int check_inherited(const struct sched_attr *want)
+{
+	struct sched_attr got;
+
+	if (sys_sched_getattr(0, &got, sizeof(got), 0))
+		return 10;
+	if (got.sched_policy != want->sched_policy)
+		return 11;
+	if (got.sched_bvt_weight != want->sched_bvt_weight ||
+	    got.sched_bvt_flags != want->sched_bvt_flags ||
+	    got.sched_bvt_warp != want->sched_bvt_warp ||
+	    got.sched_bvt_warp_limit != want->sched_bvt_warp_limit ||
+	    got.sched_bvt_unwarp != want->sched_bvt_unwarp)
+		return 12;
+	if (got.sched_nice != want->sched_nice)
+		return 13;
+	return 0;
+}
+
+TEST(children_inherit)
+{
+	struct sched_attr attr = warp_attr();
+	pid_t pid[8];
+	int i;
+
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	for (i = 0; i < 8; i++) {
+		pid[i] = fork();
+		ASSERT_GE(pid[i], 0);
+		if (!pid[i]) {
+			/* Grandchildren too, after some work and a sleep. */
+			pid_t gc = fork();
+
+			usleep(1000);
+			if (gc == 0)
+				_exit(check_inherited(&attr));
+			_exit(check_inherited(&attr) ?: child_status(gc));
+		}
+	}
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(0, child_status(pid[i]));
+}
+
+TEST(reset_on_fork_drops_privilege)
+{
+	struct sched_attr attr = warp_attr(), want = bvt_attr(0, 0);
+	pid_t pid;
+
+	attr.sched_nice = -5;
+	attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(check_inherited(&want));
+	EXPECT_EQ(0, child_status(pid));
+}
+
+TEST(sleep_and_wake)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	double start = now_s();
+	int i;
+
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(0, usleep(1000));
+	/* 0.2 s of sleep; allow a slow emulated machine 25 times that. */
+	EXPECT_LT(now_s() - start, 5.0);
+	EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the SCHED_BVT selftests and the demo: the sched_attr
+ * syscalls, and CPU-bound "hog" threads whose CPU time is measured over an
+ * interval by a SCHED_FIFO controller, so that the controller itself is
+ * never starved by the threads it measures.
+ */
+#ifndef BVT_UTIL_H
+#define BVT_UTIL_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+#include <linux/sched/types.h>
+#include <linux/sched_bvt.h>
+
+#define NSEC_PER_MSEC	1000000ULL
+
+static inline int sys_sched_setattr(pid_t pid, struct sched_attr *attr,
+				    unsigned int flags)
+{
+	return syscall(SYS_sched_setattr, pid, attr, flags);
+}
+
+static inline int sys_sched_getattr(pid_t pid, struct sched_attr *attr,
+				    unsigned int size, unsigned int flags)
+{
+	return syscall(SYS_sched_getattr, pid, attr, size, flags);
+}
+
+/* A SCHED_BVT attr of the full (VER2) size. */
+static inline struct sched_attr bvt_attr(unsigned int weight, int nice)
+{
+	struct sched_attr attr = {
+		.size = SCHED_ATTR_SIZE_VER2,
+		.sched_policy = SCHED_BVT,
+		.sched_nice = nice,
+		.sched_bvt_weight = weight,
+	};
+
+	return attr;
+}
+
+/* A SCHED_OTHER (EEVDF) attr. */
+static inline struct sched_attr other_attr(int nice)
+{
+	struct sched_attr attr = {
+		.size = SCHED_ATTR_SIZE_VER0,
+		.sched_policy = SCHED_OTHER,
+		.sched_nice = nice,
+	};
+
+	return attr;
+}
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline double clock_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The controller: SCHED_FIFO, so that it runs whenever it wakes up. */
+static inline int become_controller(void)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+
+	return sched_setscheduler(0, SCHED_FIFO, &sp);
+}
+
+struct hog {
+	/* in: the policy to run under, the CPU */
+	struct sched_attr attr;
+	int cpu;		/* -1: any */
+	/* out */
+	int err;		/* errno of setting it up, 0 if it worked */
+	double cpu_s;		/* CPU time over the measured interval */
+	/* private */
+	pthread_t thread;
+	clockid_t clock;
+	atomic_int *ready;
+	atomic_bool *stop;
+};
+
+static void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+
+	h->err = 0;
+	if (h->cpu >= 0 && pin_self(h->cpu))
+		h->err = errno;
+	/* Threads inherit the controller's SCHED_FIFO: always set a policy. */
+	if (!h->err && sys_sched_setattr(0, &h->attr, 0))
+		h->err = errno;
+	atomic_fetch_add(h->ready, 1);
+	while (!atomic_load_explicit(h->stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+/*
+ * Run @n hogs for @ms milliseconds and measure the CPU time each got.
+ * The calling thread must be the controller.  Returns 0, or -1 if a hog
+ * could not be set up (see its err).
+ */
+static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
+{
+	struct timespec interval = {
+		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L,
+	};
+	atomic_int ready = 0;
+	atomic_bool stop = false;
+	double *start = calloc(n, sizeof(*start));
+	int i, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		hogs[i].ready = &ready;
+		hogs[i].stop = &stop;
+		pthread_create(&hogs[i].thread, NULL, hog_main, &hogs[i]);
+	}
+	while (atomic_load(&ready) < n)
+		usleep(1000);
+	for (i = 0; i < n; i++) {
+		pthread_getcpuclockid(hogs[i].thread, &hogs[i].clock);
+		start[i] = clock_s(hogs[i].clock);
+	}
+	nanosleep(&interval, NULL);
+	for (i = 0; i < n; i++)
+		hogs[i].cpu_s = clock_s(hogs[i].clock) - start[i];
+	atomic_store(&stop, true);
+	for (i = 0; i < n; i++) {
+		pthread_join(hogs[i].thread, NULL);
+		if (hogs[i].err)
+			ret = -1;
+	}
+	free(start);
+	return ret;
+}
+
+/* The share of hogs[i] in the CPU time of all @n. */
+static inline double hog_share(const struct hog *hogs, int n, int i)
+{
+	double total = 0;
+	int j;
+
+	for (j = 0; j < n; j++)
+		total += hogs[j].cpu_s;
+	return total > 0 ? hogs[i].cpu_s / total : 0;
+}
+
+#endif /* BVT_UTIL_H */
