@@ -16,7 +16,6 @@ fi
 cc=gcc
 if command -v ccache >/dev/null; then
 	cc="ccache gcc"
-	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache}
 	ccache -M 5G >/dev/null
 fi
 MAKE=(make -C "$SRC" O="$obj" -j"$JOBS" CC="$cc" HOSTCC="$cc" -s)
@@ -24,20 +23,23 @@ MAKE=(make -C "$SRC" O="$obj" -j"$JOBS" CC="$cc" HOSTCC="$cc" -s)
 # Reconfigure only when a fragment changed: a fresh .config bumps the
 # timestamps that drive the incremental build.
 mkdir -p "$obj"
-cfgstamp=$(cat "${fragments[@]}" "$SRC/.git/bvt-series-stamp" | sha1sum | cut -c1-40)
+cfgstamp=$( (cat "${fragments[@]}"; git -C "$SRC" rev-parse "HEAD^{tree}") | sha1sum | cut -c1-40)
 if [ "$(cat "$obj/.bvt-config-stamp" 2>/dev/null)" != "$cfgstamp" ]; then
 	step "configuring $variant kernel in $obj"
 	"${MAKE[@]}" allnoconfig >/dev/null
 	KCONFIG_CONFIG="$obj/.config" "$SRC/scripts/kconfig/merge_config.sh" \
 		-m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
 	"${MAKE[@]}" olddefconfig >/dev/null
-	# Every option we asked for must have survived olddefconfig.
-	for f in "${fragments[@]}"; do
-		grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
-		while read -r line; do
-			grep -qxF -- "$line" "$obj/.config" ||
-				die "config: '$line' from ${f#$TOP/} did not stick"
-		done
+	# Every option we asked for (the last fragment to name it wins) must
+	# have survived olddefconfig.
+	cat "${fragments[@]}" |
+	sed -nE 's/^(CONFIG_[A-Z0-9_]+)=.*/\1 &/p; s/^# (CONFIG_[A-Z0-9_]+) is not set/\1 &/p' |
+	awk '{ key = $1; sub(/^[^ ]+ /, ""); want[key] = $0 } END { for (k in want) print want[k] }' |
+	while read -r line; do
+		case "$line" in
+		"# "*) ! grep -q "^${line:2:-11}=" "$obj/.config" ;;
+		*) grep -qxF -- "$line" "$obj/.config" ;;
+		esac || die "config: '$line' did not stick"
 	done
 	echo "$cfgstamp" >"$obj/.bvt-config-stamp"
 fi

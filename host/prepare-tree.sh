@@ -1,10 +1,10 @@
 #!/bin/bash
 # Make $SRC the pinned Debian kernel source with our series on top:
 #   - the glue patches in patches/series, applied with "git am" on a
-#     pristine commit (redone only when a patch changed);
-#   - the files the series adds (listed in patches/new-files), copied in
-#     only when their content differs, so unchanged files keep their mtime
-#     and the kernel build stays incremental.
+#     pristine commit in a scratch worktree, then checked out in $SRC;
+#   - the files the series adds (listed in patches/new-files), copied in.
+# Both only rewrite files whose content changed, so the kernel build stays
+# incremental.
 . "$(dirname "$0")/common.sh"
 
 TARBALL=/usr/src/linux-source-6.12.tar.xz
@@ -22,21 +22,27 @@ if ! "${GIT[@]}" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 		die "unexpected kernel version in $TARBALL"
 	mv "$SRC.tmp" "$SRC"
 	"${GIT[@]}" init -q
-	"${GIT[@]}" add -A -f  # Debian's .gitignore hides the whole top level
+	"${GIT[@]}" add -A -f	# Debian's .gitignore hides the whole top level
 	"${GIT[@]}" commit -q -m "Linux $KERNEL_VERSION (Debian $KERNEL_DEB_VERSION)"
 	"${GIT[@]}" tag pristine
 fi
 
-# Glue patches.
+# Glue patches: applied in a scratch worktree, redone when a patch changed.
 stamp=$(cd "$TOP/patches" && cat series $(grep -v '^#' series) | sha1sum | cut -c1-40)
 if [ "$(cat "$SRC/.git/bvt-series-stamp" 2>/dev/null)" != "$stamp" ]; then
 	step "applying patches/series"
-	"${GIT[@]}" am --abort >/dev/null 2>&1 || true
-	"${GIT[@]}" reset -q --hard pristine
+	work=$BUILD/apply-tree
+	git -C "$SRC" worktree remove --force "$work" 2>/dev/null || rm -rf "$work"
+	git -C "$SRC" worktree prune
+	git -C "$SRC" worktree add -q --detach "$work" pristine
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
-		"${GIT[@]}" am -q --keep-cr "$TOP/patches/$p" || die "patch $p does not apply"
+		git -C "$work" -c user.name=bvt -c user.email=bvt@localhost \
+			am -q "$TOP/patches/$p" || die "patch $p does not apply"
 	done <"$TOP/patches/series"
+	patched=$(git -C "$work" rev-parse HEAD)
+	git -C "$SRC" worktree remove --force "$work"
+	"${GIT[@]}" reset -q --hard "$patched"
 	echo "$stamp" >"$SRC/.git/bvt-series-stamp"
 fi
 

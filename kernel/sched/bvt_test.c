@@ -215,4 +215,5 @@ static struct kunit_suite bvt_test_suite = {
 	.name = "sched_bvt",
 	.test_cases = bvt_test_cases,
 };
+
 kunit_test_suite(bvt_test_suite);

@@ -11,7 +11,8 @@
 
 #include "bvt_util.h"
 
-static void show(const char *title, struct hog *hogs, const char **names,
+static void show(const char *title, struct hog *hogs,
+		 const char * const *names,
 		 const double *ideal, unsigned int ms)
 {
 	int i;
@@ -40,8 +41,12 @@ int main(int argc, char **argv)
 		{ .attr = other_attr(0), .cpu = cpu },
 		{ .attr = other_attr(-5), .cpu = cpu },	/* weight 3121 */
 	};
-	const char *bvt_names[] = { "SCHED_BVT weight 1024", "SCHED_BVT weight 3072" };
-	const char *eevdf_names[] = { "SCHED_OTHER nice 0 (1024)", "SCHED_OTHER nice -5 (3121)" };
+	static const char * const bvt_names[] = {
+		"SCHED_BVT weight 1024", "SCHED_BVT weight 3072",
+	};
+	static const char * const eevdf_names[] = {
+		"SCHED_OTHER nice 0 (1024)", "SCHED_OTHER nice -5 (3121)",
+	};
 	const double bvt_ideal[] = { 0.25, 0.75 };
 	const double eevdf_ideal[] = { 1024 / 4145.0, 3121 / 4145.0 };
 

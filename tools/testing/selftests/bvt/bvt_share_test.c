@@ -10,6 +10,11 @@
  * depend on how fast the (possibly emulated) machine is.  Margins: +-5
  * percentage points, as asked of the class; the context switch allowance
  * (3 ms) and tick granularity (1 ms) cost well under 1 point over 2 s.
+ *
+ * Under QEMU's TCG the whole guest sometimes stops for 0.1 s to 1 s (seen
+ * with both vCPUs' clocks jumping at once), and the stall is charged to
+ * whatever ran: each share is the median of three 2 s runs, which one
+ * stall cannot move.
  */
 #include <sys/sysinfo.h>
 
@@ -18,6 +23,8 @@
 
 #define INTERVAL_MS	2000
 #define MARGIN		0.05
+#define RUNS		3
+#define MAX_HOGS	8
 
 /* The CPU the one-CPU tests run on: the last, away from the shell's. */
 static int test_cpu(void)
@@ -37,18 +44,34 @@ FIXTURE_TEARDOWN(share)
 {
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Run @hogs RUNS times and check each one's median share against @want. */
 static void expect_shares(struct __test_metadata *_metadata,
 			  struct hog *hogs, int n, const double *want)
 {
-	int i;
+	double share[MAX_HOGS][RUNS];
+	int i, run;
 
+	for (run = 0; run < RUNS; run++) {
+		ASSERT_EQ(0, run_hogs(hogs, n, INTERVAL_MS));
+		for (i = 0; i < n; i++) {
+			share[i][run] = hog_share(hogs, n, i);
+			TH_LOG("run %d thread %d: %.3f s CPU, share %.3f",
+			       run, i, hogs[i].cpu_s, share[i][run]);
+		}
+	}
 	for (i = 0; i < n; i++) {
-		double got = hog_share(hogs, n, i);
-
-		TH_LOG("thread %d: %.3f s CPU, share %.3f (ideal %.3f)",
-		       i, hogs[i].cpu_s, got, want[i]);
-		EXPECT_GE(got, want[i] - MARGIN);
-		EXPECT_LE(got, want[i] + MARGIN);
+		qsort(share[i], RUNS, sizeof(double), cmp_double);
+		TH_LOG("thread %d: median share %.3f (ideal %.3f)",
+		       i, share[i][RUNS / 2], want[i]);
+		EXPECT_GE(share[i][RUNS / 2], want[i] - MARGIN);
+		EXPECT_LE(share[i][RUNS / 2], want[i] + MARGIN);
 	}
 }
 
@@ -60,7 +83,6 @@ TEST_F(share, weights_1_to_3)
 	};
 	const double want[2] = { 0.25, 0.75 };
 
-	ASSERT_EQ(0, run_hogs(hogs, 2, INTERVAL_MS));
 	expect_shares(_metadata, hogs, 2, want);
 }
 
@@ -73,7 +95,6 @@ TEST_F(share, weights_1_2_3)
 	};
 	const double want[3] = { 1 / 6.0, 2 / 6.0, 3 / 6.0 };
 
-	ASSERT_EQ(0, run_hogs(hogs, 3, INTERVAL_MS));
 	expect_shares(_metadata, hogs, 3, want);
 }
 
@@ -88,12 +109,9 @@ TEST_F(share, weight_from_nice)
 
 	hogs[0].attr.size = SCHED_ATTR_SIZE_VER0;
 	hogs[1].attr.size = SCHED_ATTR_SIZE_VER1;
-	ASSERT_EQ(0, run_hogs(hogs, 2, INTERVAL_MS));
 	expect_shares(_metadata, hogs, 2, want);
 }
 
-/* Each of N BVT hogs alone on its CPU gets that whole CPU, less the fair
- * server's part of CPU 0. */
 static unsigned long long read_ull(const char *path, unsigned long long def)
 {
 	unsigned long long v;
@@ -107,16 +125,25 @@ static unsigned long long read_ull(const char *path, unsigned long long def)
 	return v;
 }
 
+/*
+ * BVT hogs saturate every CPU, and a SCHED_OTHER hog shares CPU 0 with one
+ * of them: the fair server must still give it its bandwidth, and no more
+ * than that by much.  Both are checked against the nominal interval as
+ * lower bounds, which a TCG stall (see above) can only help.
+ */
 TEST_F(share, fair_tasks_not_starved)
 {
+	const char *dir = "/sys/kernel/debug/sched/fair_server/cpu0";
 	int ncpu = get_nprocs(), i;
 	struct hog *hogs = calloc(ncpu + 1, sizeof(*hogs));
-	/* The fair server's bandwidth (debugfs), by default 50 ms per 1 s. */
-	double server = (double)read_ull(
-		"/sys/kernel/debug/sched/fair_server/cpu0/runtime", 50000000) /
-		read_ull("/sys/kernel/debug/sched/fair_server/cpu0/period",
-			 1000000000);
-	double other_share;
+	double server, other_share, bvt_share;
+	char runtime[128], period[128];
+
+	/* The fair server's bandwidth, by default 50 ms per 1 s. */
+	snprintf(runtime, sizeof(runtime), "%s/runtime", dir);
+	snprintf(period, sizeof(period), "%s/period", dir);
+	server = (double)read_ull(runtime, 50000000) /
+		 read_ull(period, 1000000000);
 
 	for (i = 0; i < ncpu; i++)
 		hogs[i] = (struct hog){ .attr = bvt_attr(0, 0), .cpu = i };
@@ -124,14 +151,17 @@ TEST_F(share, fair_tasks_not_starved)
 
 	ASSERT_EQ(0, run_hogs(hogs, ncpu + 1, INTERVAL_MS));
 	other_share = hogs[ncpu].cpu_s / (INTERVAL_MS / 1000.0);
-	TH_LOG("SCHED_OTHER hog on CPU 0: %.3f s CPU in %.1f s (%.1f%%), server %.1f%%",
-	       hogs[ncpu].cpu_s, INTERVAL_MS / 1000.0, 100 * other_share,
-	       100 * server);
-	for (i = 1; i < ncpu; i++)
+	bvt_share = hogs[0].cpu_s / (INTERVAL_MS / 1000.0);
+	TH_LOG("measured over %.3f s; fair server bandwidth %.1f%%",
+	       hogs_wall_s, 100 * server);
+	TH_LOG("SCHED_OTHER hog on CPU 0: %.3f s CPU (%.1f%%)",
+	       hogs[ncpu].cpu_s, 100 * other_share);
+	for (i = 0; i < ncpu; i++)
 		TH_LOG("BVT hog on CPU %d: %.3f s CPU", i, hogs[i].cpu_s);
-	/* At least half of the server's bandwidth, and not all the CPU. */
+	/* Fair gets at least half the server's bandwidth... */
 	EXPECT_GE(other_share, server / 2);
-	EXPECT_LE(other_share, 0.5);
+	/* ...and BVT all but the server's bandwidth, less 10 points. */
+	EXPECT_GE(bvt_share, 1 - server - 0.10);
 	free(hogs);
 }
 

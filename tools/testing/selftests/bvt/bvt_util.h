@@ -110,6 +110,9 @@ struct hog {
 	atomic_bool *stop;
 };
 
+/* How long the last run_hogs() measured, in wall-clock seconds. */
+static double hogs_wall_s;
+
 static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
@@ -139,6 +142,7 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 	atomic_int ready = 0;
 	atomic_bool stop = false;
 	double *start = calloc(n, sizeof(*start));
+	double t0;
 	int i, ret = 0;
 
 	for (i = 0; i < n; i++) {
@@ -148,6 +152,7 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 	}
 	while (atomic_load(&ready) < n)
 		usleep(1000);
+	t0 = now_s();
 	for (i = 0; i < n; i++) {
 		pthread_getcpuclockid(hogs[i].thread, &hogs[i].clock);
 		start[i] = clock_s(hogs[i].clock);
@@ -155,6 +160,7 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 	nanosleep(&interval, NULL);
 	for (i = 0; i < n; i++)
 		hogs[i].cpu_s = clock_s(hogs[i].clock) - start[i];
+	hogs_wall_s = now_s() - t0;
 	atomic_store(&stop, true);
 	for (i = 0; i < n; i++) {
 		pthread_join(hogs[i].thread, NULL);
