@@ -32,6 +32,9 @@
 
 #include "sched.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/sched_bvt.h>
+
 /* Context switch allowance C, in ns of real time. */
 static unsigned int sysctl_sched_bvt_allowance_ns = 3 * NSEC_PER_MSEC;
 
@@ -85,15 +88,10 @@ static u32 bvt_weight(struct sched_bvt_entity *se)
 	       scale_load_down(bvt_task_of(se)->se.load.weight);
 }
 
-static inline bool bvt_warped(struct sched_bvt_entity *se)
-{
-	return se->params.flags & SCHED_BVT_FLAG_WARP;
-}
-
 /* E = A - W while warped. */
 static inline u64 bvt_evt(struct sched_bvt_entity *se)
 {
-	return bvt_warped(se) ? se->avt - se->params.warp : se->avt;
+	return se->warped ? se->avt - se->params.warp : se->avt;
 }
 
 /*
@@ -259,7 +257,168 @@ static void update_curr_bvt(struct rq *rq)
 		return;
 
 	se->avt += bvt_scale(delta_exec, bvt_weight(se));
+	if (se->warped)
+		se->warp_ran += delta_exec;
 	bvt_update_svt(bvt_root(rq));
+}
+
+/*
+ * Warp.  A thread with SCHED_BVT_FLAG_WARP and a non-zero W wants to warp.
+ * It runs warped (E = A - W) from when it becomes runnable, as long as
+ *  - it has run warped for less than L since the warp began, and
+ *  - U has passed since its last warp ended, by blocking or by reaching L.
+ * A warp wanted within U starts when U has passed (the thread's unwarp
+ * timer); a warp that reaches L ends then (its CPU's limit timer), both to
+ * the microsecond, and the thread runs on unwarped.
+ */
+static inline bool bvt_wants_warp(struct sched_bvt_entity *se)
+{
+	return (se->params.flags & SCHED_BVT_FLAG_WARP) && se->params.warp;
+}
+
+/*
+ * How much longer @se must wait at @now before it may warp again; a
+ * warp_ended of 0 means it never warped.
+ */
+static u64 bvt_unwarp_wait(struct sched_bvt_entity *se, u64 now)
+{
+	s64 since = now - se->warp_ended;
+
+	if (!se->warp_ended || since < 0 || since >= se->params.unwarp)
+		return 0;
+	return se->params.unwarp - since;
+}
+
+static void bvt_warp_start(struct sched_bvt_entity *se, int reason)
+{
+	se->warped = 1;
+	se->warp_ran = 0;
+	trace_sched_bvt_warp_start(bvt_task_of(se), reason, 0);
+}
+
+static void bvt_warp_end(struct sched_bvt_entity *se, u64 now, int reason)
+{
+	se->warped = 0;
+	se->warp_ended = now;
+	trace_sched_bvt_warp_end(bvt_task_of(se), reason, se->warp_ran);
+}
+
+/* The timer holds a reference on the task while it is queued. */
+static void bvt_unwarp_timer_arm(struct sched_bvt_entity *se, u64 wait)
+{
+	if (hrtimer_is_queued(&se->unwarp_timer))
+		return;
+	get_task_struct(bvt_task_of(se));
+	hrtimer_start(&se->unwarp_timer, ns_to_ktime(wait),
+		      HRTIMER_MODE_REL_HARD);
+}
+
+static void bvt_unwarp_timer_cancel(struct sched_bvt_entity *se)
+{
+	if (hrtimer_try_to_cancel(&se->unwarp_timer) == 1)
+		put_task_struct(bvt_task_of(se));
+}
+
+/* Warp @se, about to be queued, now if it may, or when U has passed. */
+static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *se,
+			 int reason)
+{
+	u64 wait;
+
+	if (se->warped || !bvt_wants_warp(se))
+		return;
+
+	wait = bvt_unwarp_wait(se, rq_clock(rq));
+	if (!wait) {
+		bvt_warp_start(se, reason);
+		return;
+	}
+	trace_sched_bvt_warp_deferred(bvt_task_of(se), wait);
+	bvt_unwarp_timer_arm(se, wait);
+}
+
+/* Let the running @se run warped until it reaches L. */
+static void bvt_limit_timer_arm(struct rq *rq, struct sched_bvt_entity *se)
+{
+	u64 limit = se->params.warp_limit;
+
+	if (!se->warped || !limit)
+		return;
+	hrtimer_start(&rq->bvt.limit_timer,
+		      ns_to_ktime(limit > se->warp_ran ? limit - se->warp_ran : 0),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * End the warp of the task running on @rq if it has reached L; it goes on
+ * unwarped.  Returns how long it may still run warped, 0 for no limit.
+ */
+static u64 bvt_check_limit(struct rq *rq)
+{
+	struct task_struct *curr = rq->curr;
+	struct sched_bvt_entity *se = &curr->bvt;
+	u64 limit = se->params.warp_limit;
+
+	if (curr->sched_class != &bvt_sched_class || !se->warped || !limit)
+		return 0;
+	if (se->warp_ran < limit)
+		return limit - se->warp_ran;
+
+	bvt_warp_end(se, rq_clock(rq), BVT_WARP_LIMIT);
+	bvt_warp_try(rq, se, BVT_WARP_UNWARP_DONE);
+	resched_curr(rq);
+	return se->warped ? limit : 0;
+}
+
+static enum hrtimer_restart bvt_limit_timer_fn(struct hrtimer *timer)
+{
+	struct rq *rq = container_of(timer, struct rq, bvt.limit_timer);
+	struct rq_flags rf;
+	u64 left;
+
+	rq_lock(rq, &rf);
+	update_rq_clock(rq);
+	update_curr_bvt(rq);
+	left = bvt_check_limit(rq);
+	rq_unlock(rq, &rf);
+
+	if (!left)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, ns_to_ktime(left));
+	return HRTIMER_RESTART;
+}
+
+static void bvt_check_preempt(struct rq *rq, struct task_struct *p);
+
+/* U has passed for a runnable thread that wants to warp: warp it now. */
+static enum hrtimer_restart bvt_unwarp_timer_fn(struct hrtimer *timer)
+{
+	struct sched_bvt_entity *se = container_of(timer,
+			struct sched_bvt_entity, unwarp_timer);
+	struct task_struct *p = bvt_task_of(se);
+	struct bvt_sched *bs;
+	struct rq_flags rf;
+	struct rq *rq;
+
+	rq = task_rq_lock(p, &rf);
+	update_rq_clock(rq);
+	bs = bvt_root(rq);
+	if (p->sched_class == &bvt_sched_class && se->on_rq &&
+	    !se->warped && bvt_wants_warp(se)) {
+		if (se == bs->curr) {
+			update_curr_bvt(rq);
+			bvt_warp_start(se, BVT_WARP_UNWARP_DONE);
+			bvt_limit_timer_arm(rq, se);
+		} else {
+			bvt_timeline_del(bs, se);
+			bvt_warp_start(se, BVT_WARP_UNWARP_DONE);
+			bvt_timeline_add(bs, se);
+			bvt_check_preempt(rq, p);
+		}
+	}
+	task_rq_unlock(rq, p, &rf);
+	put_task_struct(p);
+	return HRTIMER_NORESTART;
 }
 
 /* Should the runnable @p take the CPU from what runs on @rq now? */
@@ -281,6 +440,8 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
 	update_curr_bvt(rq);
+	bvt_warp_try(rq, &p->bvt, flags & ENQUEUE_WAKEUP ? BVT_WARP_WAKEUP :
+						       BVT_WARP_PARAMS);
 	bvt_enqueue_entity(bvt_root(rq), &p->bvt, flags);
 	rq->bvt.nr_running++;
 	add_nr_running(rq, 1);
@@ -288,8 +449,16 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 
 static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
+	struct sched_bvt_entity *se = &p->bvt;
+
 	update_curr_bvt(rq);
-	bvt_dequeue_entity(bvt_root(rq), &p->bvt);
+	/* Blocking ends a warp; a deferred one is tried again on wakeup. */
+	if (flags & DEQUEUE_SLEEP) {
+		if (se->warped)
+			bvt_warp_end(se, rq_clock(rq), BVT_WARP_BLOCK);
+		bvt_unwarp_timer_cancel(se);
+	}
+	bvt_dequeue_entity(bvt_root(rq), se);
 	rq->bvt.nr_running--;
 	sub_nr_running(rq, 1);
 	return true;
@@ -328,13 +497,20 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 			      struct task_struct *next)
 {
 	update_curr_bvt(rq);
+	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
 	bvt_put_curr(bvt_root(rq), &p->bvt);
 }
 
 static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 {
+	struct sched_bvt_entity *se = &p->bvt;
+
 	p->se.exec_start = rq_clock_task(rq);
-	bvt_set_curr(bvt_root(rq), &p->bvt);
+	bvt_set_curr(bvt_root(rq), se);
+	bvt_limit_timer_arm(rq, se);
+	if (first)
+		trace_sched_bvt_pick(p, se->avt, bvt_evt(se),
+				     bvt_root(rq)->svt);
 }
 
 static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
@@ -370,6 +546,26 @@ static void switching_to_bvt(struct rq *rq, struct task_struct *p)
 {
 	p->bvt.avt = bvt_root(rq)->svt;
 	p->bvt.vt_relative = 0;
+}
+
+/* Leaving the class, or dying: no warp, and no timer left behind. */
+static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
+{
+	struct sched_bvt_entity *se = &p->bvt;
+
+	if (se->warped)
+		bvt_warp_end(se, rq_clock(rq), BVT_WARP_PARAMS);
+	bvt_unwarp_timer_cancel(se);
+}
+
+static void switched_from_bvt(struct rq *rq, struct task_struct *p)
+{
+	bvt_forget_warp(rq, p);
+}
+
+static void task_dead_bvt(struct task_struct *p)
+{
+	bvt_unwarp_timer_cancel(&p->bvt);
 }
 
 static void switched_to_bvt(struct rq *rq, struct task_struct *p)
@@ -456,8 +652,10 @@ DEFINE_SCHED_CLASS(bvt) = {
 
 	.task_tick		= task_tick_bvt,
 	.task_fork		= task_fork_bvt,
+	.task_dead		= task_dead_bvt,
 
 	.switching_to		= switching_to_bvt,
+	.switched_from		= switched_from_bvt,
 	.switched_to		= switched_to_bvt,
 	.prio_changed		= prio_changed_bvt,
 
@@ -473,6 +671,8 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->root.svt = 0;
 	bvt_rq->root.nr_queued = 0;
 	bvt_rq->nr_running = 0;
+	hrtimer_init(&bvt_rq->limit_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	bvt_rq->limit_timer.function = bvt_limit_timer_fn;
 }
 
 void init_bvt_entity(struct sched_bvt_entity *se)
@@ -480,6 +680,11 @@ void init_bvt_entity(struct sched_bvt_entity *se)
 	RB_CLEAR_NODE(&se->run_node);
 	se->on_rq = 0;
 	se->vt_relative = 0;
+	se->warped = 0;
+	se->warp_ran = 0;
+	se->warp_ended = 0;
+	hrtimer_init(&se->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	se->unwarp_timer.function = bvt_unwarp_timer_fn;
 }
 
 /*
@@ -564,9 +769,14 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 	return bvt_params_raise(&old, old_weight, &new);
 }
 
+/* Called with @p dequeued: the warp starts again, if wanted, on enqueue. */
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
 {
-	bvt_params_from_attr(&p->bvt.params, attr);
+	struct sched_bvt_entity *se = &p->bvt;
+
+	bvt_params_from_attr(&se->params, attr);
+	if (!bvt_wants_warp(se) && p->sched_class == &bvt_sched_class)
+		bvt_forget_warp(task_rq(p), p);
 }
 
 void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)

@@ -6,6 +6,7 @@
 #ifndef _KERNEL_SCHED_BVT_H
 #define _KERNEL_SCHED_BVT_H
 
+#include <linux/hrtimer_types.h>
 #include <linux/rbtree_types.h>
 #include <linux/sched/bvt.h>
 #include <uapi/linux/sched.h>
@@ -29,6 +30,7 @@ struct bvt_sched {
 struct bvt_rq {
 	struct bvt_sched		root;
 	unsigned int			nr_running;	/* runnable BVT tasks */
+	struct hrtimer			limit_timer;	/* L of the running task */
 };
 
 #ifdef CONFIG_SCHED_BVT

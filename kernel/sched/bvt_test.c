@@ -47,9 +47,37 @@ static void bvt_test_warp_moves_evt(struct kunit *test)
 
 	bvt_test_entity_init(&se, 100 * NSEC_PER_MSEC, 1024);
 	se.params.warp = 30 * NSEC_PER_MSEC;
-	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * NSEC_PER_MSEC);
 	se.params.flags = SCHED_BVT_FLAG_WARP;
+	/* Wanting to warp is not running warped. */
+	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&se));
+	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * NSEC_PER_MSEC);
+	se.warped = 1;
 	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * NSEC_PER_MSEC);
+	/* The flag without W is no warp. */
+	se.params.warp = 0;
+	KUNIT_EXPECT_FALSE(test, bvt_wants_warp(&se));
+}
+
+static void bvt_test_unwarp_wait(struct kunit *test)
+{
+	struct sched_bvt_entity se;
+	const u64 ms = NSEC_PER_MSEC;
+
+	bvt_test_entity_init(&se, 0, 1024);
+	se.params.unwarp = 50 * ms;
+	se.warp_ended = 1000 * ms;
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1000 * ms), 50 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1030 * ms), 20 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1050 * ms), 0);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 5000 * ms), 0);
+	/* A warp that ended on a CPU whose clock is a little ahead. */
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 999 * ms), 0);
+	/* Never warped, or no U: no wait. */
+	se.warp_ended = 0;
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 10 * ms), 0);
+	se.warp_ended = 1000 * ms;
+	se.params.unwarp = 0;
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1000 * ms), 0);
 }
 
 static void bvt_test_allowance_in_real_time(struct kunit *test)
@@ -81,6 +109,7 @@ static void bvt_test_timeline_and_svt(struct kunit *test)
 	/* se[2] runs warped: least E, but not least A. */
 	se[2].params.flags = SCHED_BVT_FLAG_WARP;
 	se[2].params.warp = 250;
+	se[2].warped = 1;
 
 	bvt_enqueue_entity(bs, &se[0], 0);
 	bvt_enqueue_entity(bs, &se[1], 0);
@@ -203,6 +232,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
 	KUNIT_CASE(bvt_test_warp_moves_evt),
+	KUNIT_CASE(bvt_test_unwarp_wait),
 	KUNIT_CASE(bvt_test_allowance_in_real_time),
 	KUNIT_CASE(bvt_test_timeline_and_svt),
 	KUNIT_CASE(bvt_test_relative_vt),

@@ -2,6 +2,7 @@
 #ifndef _LINUX_SCHED_BVT_H
 #define _LINUX_SCHED_BVT_H
 
+#include <linux/hrtimer_types.h>
 #include <linux/rbtree_types.h>
 #include <linux/types.h>
 
@@ -25,6 +26,14 @@ struct sched_bvt_entity {
 	unsigned int			on_rq;
 	/* avt is relative to the svt of the runqueue it left (fork, migration) */
 	unsigned int			vt_relative;
+	/* E = A - W now */
+	unsigned int			warped;
+	/* ns run warped since this warp began */
+	u64				warp_ran;
+	/* rq clock when the last warp ended */
+	u64				warp_ended;
+	/* U: starts a deferred warp when it has passed */
+	struct hrtimer			unwarp_timer;
 	struct sched_bvt_params		params;
 };
 

@@ -101,6 +101,7 @@ struct hog {
 	struct sched_attr attr;
 	int cpu;		/* -1: any */
 	/* out */
+	pid_t tid;
 	int err;		/* errno of setting it up, 0 if it worked */
 	double cpu_s;		/* CPU time over the measured interval */
 	/* private */
@@ -117,6 +118,7 @@ static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
 
+	h->tid = gettid();
 	h->err = 0;
 	if (h->cpu >= 0 && pin_self(h->cpu))
 		h->err = errno;
@@ -180,6 +182,48 @@ static inline double hog_share(const struct hog *hogs, int n, int i)
 	for (j = 0; j < n; j++)
 		total += hogs[j].cpu_s;
 	return total > 0 ? hogs[i].cpu_s / total : 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static inline double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+#define MAX_HOGS	8
+#define MAX_RUNS	5
+
+/*
+ * Under QEMU's TCG the whole guest sometimes stops for 0.1 s to 1 s (seen
+ * with both vCPUs' clocks jumping at once), and the stall is charged to
+ * whatever ran.  Run @hogs @runs times for @ms each and give each one's
+ * median share in @share, which one stall cannot move.
+ */
+static inline int median_shares(struct hog *hogs, int n, int runs,
+				unsigned int ms, double *share)
+{
+	double s[MAX_HOGS][MAX_RUNS];
+	int i, run;
+
+	for (run = 0; run < runs; run++) {
+		if (run_hogs(hogs, n, ms))
+			return -1;
+		for (i = 0; i < n; i++) {
+			s[i][run] = hog_share(hogs, n, i);
+			printf("# run %d thread %d: %.3f s CPU, share %.3f\n",
+			       run, i, hogs[i].cpu_s, s[i][run]);
+		}
+	}
+	for (i = 0; i < n; i++)
+		share[i] = median(s[i], runs);
+	return 0;
 }
 
 #endif /* BVT_UTIL_H */

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the Borrowed Virtual Time class, for
+ * "trace-cmd record -e sched_bvt".  Virtual times are in ns as seen by a
+ * weight-1024 thread; see Documentation/scheduler/sched-bvt.rst.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM sched_bvt
+
+#if !defined(_TRACE_SCHED_BVT_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _TRACE_SCHED_BVT_H
+
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+
+/* Why a thread started or stopped running warped. */
+#define BVT_WARP_REASONS				\
+	EM(BVT_WARP_WAKEUP,	"wakeup")		\
+	EM(BVT_WARP_UNWARP_DONE, "unwarp-passed")	\
+	EM(BVT_WARP_BLOCK,	"block")		\
+	EM(BVT_WARP_LIMIT,	"limit")		\
+	EMe(BVT_WARP_PARAMS,	"params")
+
+#ifndef _TRACE_SCHED_BVT_ENUMS
+#define _TRACE_SCHED_BVT_ENUMS
+#undef EM
+#undef EMe
+#define EM(a, b)	a,
+#define EMe(a, b)	a
+enum bvt_warp_reason { BVT_WARP_REASONS };
+#endif
+
+#undef EM
+#undef EMe
+#define EM(a, b)	TRACE_DEFINE_ENUM(a);
+#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
+BVT_WARP_REASONS
+
+#undef EM
+#undef EMe
+#define EM(a, b)	{ a, b },
+#define EMe(a, b)	{ a, b }
+
+/* The thread picked to run next on a CPU, with the CPU's SVT. */
+TRACE_EVENT(sched_bvt_pick,
+
+	TP_PROTO(struct task_struct *p, u64 avt, u64 evt, u64 svt),
+
+	TP_ARGS(p, avt, evt, svt),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u64,	avt)
+		__field(u64,	evt)
+		__field(u64,	svt)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->avt	= avt;
+		__entry->evt	= evt;
+		__entry->svt	= svt;
+	),
+
+	TP_printk("comm=%s pid=%d avt=%llu evt=%llu svt=%llu",
+		  __entry->comm, __entry->pid, __entry->avt, __entry->evt,
+		  __entry->svt)
+);
+
+DECLARE_EVENT_CLASS(sched_bvt_warp_template,
+
+	TP_PROTO(struct task_struct *p, int reason, u64 ran_ns),
+
+	TP_ARGS(p, reason, ran_ns),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(int,	reason)
+		__field(u64,	ran_ns)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->reason	= reason;
+		__entry->ran_ns	= ran_ns;
+	),
+
+	TP_printk("comm=%s pid=%d reason=%s ran_warped=%llu",
+		  __entry->comm, __entry->pid,
+		  __print_symbolic(__entry->reason, BVT_WARP_REASONS),
+		  __entry->ran_ns)
+);
+
+/* A thread starts running warped. */
+DEFINE_EVENT(sched_bvt_warp_template, sched_bvt_warp_start,
+	TP_PROTO(struct task_struct *p, int reason, u64 ran_ns),
+	TP_ARGS(p, reason, ran_ns));
+
+/* A thread stops running warped; "limit" is L exceeded. */
+DEFINE_EVENT(sched_bvt_warp_template, sched_bvt_warp_end,
+	TP_PROTO(struct task_struct *p, int reason, u64 ran_ns),
+	TP_ARGS(p, reason, ran_ns));
+
+/* A thread wants to warp within U of its last warp: deferred by @wait_ns. */
+TRACE_EVENT(sched_bvt_warp_deferred,
+
+	TP_PROTO(struct task_struct *p, u64 wait_ns),
+
+	TP_ARGS(p, wait_ns),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u64,	wait_ns)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->wait_ns = wait_ns;
+	),
+
+	TP_printk("comm=%s pid=%d wait_ns=%llu",
+		  __entry->comm, __entry->pid, __entry->wait_ns)
+);
+
+#endif /* _TRACE_SCHED_BVT_H */
+
+/* This part must be outside protection */
+#include <trace/define_trace.h>

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_BVT warp, measured: a warped periodic thread is dispatched sooner
+ * after its wake-ups than the same thread unwarped; the warp time limit L
+ * keeps a runaway warped thread from taking more than its share, while
+ * without L it starves its peers for W; L ends a warp to the microsecond
+ * and U defers the next one, both seen in the sched_bvt tracepoints.
+ *
+ * Everything runs on one CPU, with a SCHED_FIFO controller.  Latencies are
+ * compared within one boot: under TCG their absolute values are noise.
+ */
+#include <fcntl.h>
+#include <sys/sysinfo.h>
+
+#include "bvt_util.h"
+#include "../kselftest_harness.h"
+
+#define MS		NSEC_PER_MSEC
+#define TRACEFS		"/sys/kernel/tracing"
+
+static int test_cpu(void)
+{
+	return get_nprocs() - 1;
+}
+
+static struct sched_attr warp_attr(long long warp, unsigned long long limit,
+				   unsigned long long unwarp)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+
+	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
+	attr.sched_bvt_warp = warp;
+	attr.sched_bvt_warp_limit = limit;
+	attr.sched_bvt_unwarp = unwarp;
+	return attr;
+}
+
+/* A thread that wakes every period_ms and then runs for run_ms. */
+struct periodic {
+	struct sched_attr attr;
+	int cpu, periods;
+	double period_ms, run_ms;
+	double delay_ms[200];	/* wake-up to running, per period */
+	int err;
+};
+
+static void spin_cpu_ms(double ms)
+{
+	double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + ms / 1000;
+
+	while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static void *periodic_main(void *arg)
+{
+	struct periodic *pr = arg;
+	struct timespec next;
+	long period_ns = pr->period_ms * 1e6;
+	int i;
+
+	if (pin_self(pr->cpu) || sys_sched_setattr(0, &pr->attr, 0)) {
+		pr->err = errno;
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < pr->periods; i++) {
+		next.tv_nsec += period_ns;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		pr->delay_ms[i] = (now_s() - next.tv_sec - next.tv_nsec / 1e9) * 1e3;
+		spin_cpu_ms(pr->run_ms);
+	}
+	return NULL;
+}
+
+/* Median wake-up delay of @pr among two CPU-bound BVT peers. */
+static double periodic_delay(struct __test_metadata *_metadata,
+			     struct periodic *pr)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_attr(0, 0), .cpu = pr->cpu },
+		{ .attr = bvt_attr(0, 0), .cpu = pr->cpu },
+	};
+	pthread_t thread;
+	double m;
+
+	pthread_create(&thread, NULL, periodic_main, pr);
+	EXPECT_EQ(0, run_hogs(hogs, 2, pr->periods * pr->period_ms + 300));
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, pr->err);
+	m = median(pr->delay_ms, pr->periods);
+	return m;
+}
+
+FIXTURE(warp) {
+};
+
+FIXTURE_SETUP(warp)
+{
+	ASSERT_EQ(0, become_controller());
+}
+
+FIXTURE_TEARDOWN(warp)
+{
+}
+
+/*
+ * A thread that wakes every 10 ms and runs 1 ms, next to two CPU-bound
+ * threads: with warp (W 20 ms, L 5 ms, U 5 ms: every wake-up may warp) its
+ * median wake-up delay is at most a fifth of its delay without warp.
+ */
+TEST_F(warp, cuts_wake_up_delay)
+{
+	struct periodic plain = {
+		.attr = bvt_attr(0, 0), .cpu = test_cpu(), .periods = 100,
+		.period_ms = 10, .run_ms = 1,
+	};
+	struct periodic warped = plain;
+	double d_plain, d_warped;
+
+	warped.attr = warp_attr(20 * MS, 5 * MS, 5 * MS);
+	d_plain = periodic_delay(_metadata, &plain);
+	d_warped = periodic_delay(_metadata, &warped);
+	TH_LOG("median wake-up delay: %.3f ms unwarped, %.3f ms warped",
+	       d_plain, d_warped);
+	EXPECT_LE(d_warped * 5, d_plain);
+}
+
+/*
+ * The paper's rt-failure case: a thread with a huge warp (10 s) spins
+ * forever next to two peers.  With L = 5 ms and U = 50 ms the peers keep
+ * their third of the CPU (+-5 points, median of three 2 s runs)...
+ */
+TEST_F(warp, limit_keeps_the_shares)
+{
+	struct hog hogs[3] = {
+		{ .attr = warp_attr(10000 * MS, 5 * MS, 50 * MS), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+	};
+	double share[3];
+	int i;
+
+	ASSERT_EQ(0, median_shares(hogs, 3, 3, 2000, share));
+	for (i = 0; i < 3; i++) {
+		TH_LOG("thread %d: median share %.3f (ideal 0.333)", i, share[i]);
+		EXPECT_GE(share[i], 1 / 3.0 - 0.05);
+		EXPECT_LE(share[i], 1 / 3.0 + 0.05);
+	}
+}
+
+/* ...and without L it takes the CPU from them for W. */
+TEST_F(warp, no_limit_starves_the_peers)
+{
+	struct hog hogs[3] = {
+		{ .attr = warp_attr(10000 * MS, 0, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+	};
+
+	ASSERT_EQ(0, run_hogs(hogs, 3, 2000));
+	TH_LOG("shares: warped %.3f, peers %.3f %.3f", hog_share(hogs, 3, 0),
+	       hog_share(hogs, 3, 1), hog_share(hogs, 3, 2));
+	EXPECT_LE(hog_share(hogs, 3, 1) + hog_share(hogs, 3, 2), 0.10);
+}
+
+static void trace_write(const char *file, const char *what)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), TRACEFS "/%s", file);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd >= 0) {
+		if (write(fd, what, strlen(what)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+static const char * const warp_events[] = {
+	"sched_bvt_warp_start", "sched_bvt_warp_end", "sched_bvt_warp_deferred",
+};
+
+static void trace_warp_events(int on)
+{
+	char file[128];
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(file, sizeof(file), "events/sched_bvt/%s/enable",
+			 warp_events[i]);
+		trace_write(file, on ? "1" : "0");
+	}
+	if (on)
+		trace_write("trace", "");
+}
+
+struct warp_trace {
+	int starts, deferred, limits;
+	double limit_ran_ms[256];
+};
+
+/* Count @tid's warp events in the trace buffer. */
+static void read_warp_trace(pid_t tid, struct warp_trace *wt)
+{
+	FILE *f = fopen(TRACEFS "/trace", "r");
+	char line[512], pid[32];
+	unsigned long long ran;
+	char *at;
+
+	memset(wt, 0, sizeof(*wt));
+	snprintf(pid, sizeof(pid), " pid=%d ", tid);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, pid))
+			continue;
+		if (strstr(line, "sched_bvt_warp_start:"))
+			wt->starts++;
+		else if (strstr(line, "sched_bvt_warp_deferred:"))
+			wt->deferred++;
+		else if (strstr(line, "reason=limit") &&
+			 (at = strstr(line, "ran_warped=")) &&
+			 sscanf(at, "ran_warped=%llu", &ran) == 1 &&
+			 wt->limits < 256)
+			wt->limit_ran_ms[wt->limits++] = ran / 1e6;
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * A warped spinner with L = 5 ms and U = 50 ms next to a peer for 1 s: its
+ * warps end by L after 5 ms of warped running, to within 0.5 ms (not a
+ * tick's worth), and start again when U has passed: about 18 of each.
+ */
+TEST_F(warp, limit_and_unwarp_timers)
+{
+	struct hog hogs[2] = {
+		{ .attr = warp_attr(20 * MS, 5 * MS, 50 * MS), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+	};
+	struct warp_trace wt;
+	double ran;
+
+	if (access(TRACEFS "/events/sched_bvt", F_OK))
+		SKIP(return, "no tracefs at " TRACEFS);
+	trace_warp_events(1);
+	ASSERT_EQ(0, run_hogs(hogs, 2, 1000));
+	trace_warp_events(0);
+	read_warp_trace(hogs[0].tid, &wt);
+	ASSERT_GT(wt.limits, 0);
+	ran = median(wt.limit_ran_ms, wt.limits);
+	TH_LOG("%d warps started, %d ended by L after %.3f ms (median), %d deferred",
+	       wt.starts, wt.limits, ran, wt.deferred);
+	EXPECT_GE(wt.limits, 10);
+	EXPECT_GE(wt.starts, 10);
+	EXPECT_GE(ran, 5.0);
+	EXPECT_LE(ran, 5.5);
+}
+
+/*
+ * A thread that warps, runs 1 ms and sleeps 2 ms, twenty times, with
+ * U = 200 ms: only its first wake-up may warp, the rest are deferred.
+ */
+static void *short_sleeper(void *arg)
+{
+	struct sched_attr attr = warp_attr(20 * MS, 5 * MS, 200 * MS);
+	pid_t *tid = arg;
+	int i;
+
+	*tid = gettid();
+	if (pin_self(test_cpu()) || sys_sched_setattr(0, &attr, 0)) {
+		*tid = -1;
+		return NULL;
+	}
+	for (i = 0; i < 20; i++) {
+		spin_cpu_ms(1);
+		usleep(2000);
+	}
+	return NULL;
+}
+
+TEST_F(warp, warp_within_unwarp_is_deferred)
+{
+	struct warp_trace wt;
+	pthread_t thread;
+	pid_t tid;
+
+	if (access(TRACEFS "/events/sched_bvt", F_OK))
+		SKIP(return, "no tracefs at " TRACEFS);
+	trace_warp_events(1);
+	pthread_create(&thread, NULL, short_sleeper, &tid);
+	pthread_join(thread, NULL);
+	trace_warp_events(0);
+	ASSERT_GT(tid, 0);
+	read_warp_trace(tid, &wt);
+	TH_LOG("%d warps started, %d deferred", wt.starts, wt.deferred);
+	EXPECT_LE(wt.starts, 1);
+	EXPECT_GE(wt.deferred, 15);
+}
+
+TEST_HARNESS_MAIN
