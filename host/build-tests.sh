@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build the selftests (and the demo) against the patched kernel's uapi
-# headers, into $BUILD/selftests; the guest runs them from there.
+# headers into $BUILD/selftests, and bvtctl into $BUILD/bin; the guest runs
+# them from there.
 . "$(dirname "$0")/common.sh"
 
 step "building selftests in $BUILD/selftests"
@@ -9,3 +10,6 @@ mkdir -p "$BUILD/selftests"
 make -C "$SRC/tools/testing/selftests/bvt" -s \
 	OUTPUT="$BUILD/selftests" KHDR_INCLUDES="-isystem $OBJ/usr/include" \
 	all "$BUILD/selftests/bvt_demo"
+mkdir -p "$BUILD/bin"
+make -C "$SRC/tools/sched" -s OUTPUT="$BUILD/bin/" \
+	KHDR_INCLUDES="-isystem $OBJ/usr/include"

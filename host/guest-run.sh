@@ -3,8 +3,13 @@
 # OUTDIR for the host to read.
 #
 #   guest-run.sh OUTDIR BINDIR demo|check
+#
+# BINDIR is $BUILD/selftests: bvtctl ($BUILD/bin) and the kernel tree with
+# the shell tests ($BUILD/linux) are found beside it.
 set -u
 out=$1 bin=$2 mode=$3
+build=$(cd "$bin/.." && pwd)
+export BVTCTL=$build/bin/bvtctl
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
@@ -16,8 +21,8 @@ demo)
 	"$bin/bvt_demo" 2>&1 | tee "$out/demo.txt"
 	;;
 check)
-	for t in "$bin"/bvt_*_test; do
-		name=$(basename "$t")
+	for t in "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh; do
+		name=$(basename "$t" .sh)
 		echo "running $name" >&2
 		timeout 300 "$t" >"$out/$name.tap" 2>&1
 		echo $? >"$out/$name.rc"

@@ -40,7 +40,9 @@ ls "$out"
 #  - AVOID_BUG: the class-order assertions in sched_init() are BUG_ON()s
 #    like their neighbours, checking what the linker did;
 #  - a SPACING check on the "*(__bvt_sched_class)" line of the linker
-#    script, which checkpatch reads as C.
+#    script, which checkpatch reads as C;
+#  - the layout checks (alignment, lines ending in '(') of the trace event
+#    header, which follows the TRACE_EVENT() layout of its neighbours.
 if [ "${1:-}" = check ]; then
 	step "checkpatch.pl --strict"
 	found=$(for p in "$out"/0*.patch; do
@@ -48,7 +50,8 @@ if [ "${1:-}" = check ]; then
 		"$work/scripts/checkpatch.pl" --strict --no-tree --terse \
 			--showfile --ignore FILE_PATH_CHANGES,AVOID_BUG "$p"
 	done | grep -E ': (ERROR|WARNING|CHECK):' |
-		grep -v '^include/asm-generic/vmlinux.lds.h:[0-9]*: CHECK: spaces preferred around that' ||
+		grep -v '^include/asm-generic/vmlinux.lds.h:[0-9]*: CHECK: spaces preferred around that' |
+		grep -v -E '^include/trace/events/sched_bvt.h:[0-9]*: CHECK: (Alignment should match open parenthesis|Lines should not end with a)' ||
 		true)
 	if [ -n "$found" ]; then
 		echo "$found"

@@ -26,6 +26,15 @@ struct bvt_sched {
 	unsigned int			nr_queued;	/* runnable, curr included */
 };
 
+/* Why a thread started or stopped running warped (sched_bvt tracepoints). */
+enum bvt_warp_reason {
+	BVT_WARP_WAKEUP,	/* it woke up, or was created */
+	BVT_WARP_UNWARP_DONE,	/* U passed while it was runnable */
+	BVT_WARP_BLOCK,		/* it blocked */
+	BVT_WARP_LIMIT,		/* it ran warped for L */
+	BVT_WARP_PARAMS,	/* sched_setattr(), class change, migration */
+};
+
 /* The per-CPU part of SCHED_BVT, in struct rq. */
 struct bvt_rq {
 	struct bvt_sched		root;

@@ -2,7 +2,8 @@
 /*
  * Tracepoints of the Borrowed Virtual Time class, for
  * "trace-cmd record -e sched_bvt".  Virtual times are in ns as seen by a
- * weight-1024 thread; see Documentation/scheduler/sched-bvt.rst.
+ * weight-1024 thread; see Documentation/scheduler/sched-bvt.rst.  Only
+ * kernel/sched/bvt.c includes this, after kernel/sched/bvt.h.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM sched_bvt
@@ -13,33 +14,20 @@
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 
-/* Why a thread started or stopped running warped. */
-#define BVT_WARP_REASONS				\
-	EM(BVT_WARP_WAKEUP,	"wakeup")		\
-	EM(BVT_WARP_UNWARP_DONE, "unwarp-passed")	\
-	EM(BVT_WARP_BLOCK,	"block")		\
-	EM(BVT_WARP_LIMIT,	"limit")		\
-	EMe(BVT_WARP_PARAMS,	"params")
+/* Why a thread started or stopped running warped: enum bvt_warp_reason. */
+TRACE_DEFINE_ENUM(BVT_WARP_WAKEUP);
+TRACE_DEFINE_ENUM(BVT_WARP_UNWARP_DONE);
+TRACE_DEFINE_ENUM(BVT_WARP_BLOCK);
+TRACE_DEFINE_ENUM(BVT_WARP_LIMIT);
+TRACE_DEFINE_ENUM(BVT_WARP_PARAMS);
 
-#ifndef _TRACE_SCHED_BVT_ENUMS
-#define _TRACE_SCHED_BVT_ENUMS
-#undef EM
-#undef EMe
-#define EM(a, b)	a,
-#define EMe(a, b)	a
-enum bvt_warp_reason { BVT_WARP_REASONS };
-#endif
-
-#undef EM
-#undef EMe
-#define EM(a, b)	TRACE_DEFINE_ENUM(a);
-#define EMe(a, b)	TRACE_DEFINE_ENUM(a);
-BVT_WARP_REASONS
-
-#undef EM
-#undef EMe
-#define EM(a, b)	{ a, b },
-#define EMe(a, b)	{ a, b }
+#define show_bvt_warp_reason(reason)				\
+	__print_symbolic(reason,				\
+			 { BVT_WARP_WAKEUP, "wakeup" },		\
+			 { BVT_WARP_UNWARP_DONE, "unwarp-passed" },	\
+			 { BVT_WARP_BLOCK, "block" },		\
+			 { BVT_WARP_LIMIT, "limit" },		\
+			 { BVT_WARP_PARAMS, "params" })
 
 /* The thread picked to run next on a CPU, with the CPU's SVT. */
 TRACE_EVENT(sched_bvt_pick,
@@ -91,7 +79,7 @@ DECLARE_EVENT_CLASS(sched_bvt_warp_template,
 
 	TP_printk("comm=%s pid=%d reason=%s ran_warped=%llu",
 		  __entry->comm, __entry->pid,
-		  __print_symbolic(__entry->reason, BVT_WARP_REASONS),
+		  show_bvt_warp_reason(__entry->reason),
 		  __entry->ran_ns)
 );
 

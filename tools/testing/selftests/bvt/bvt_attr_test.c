@@ -5,10 +5,11 @@
  * lower their claim, older struct sizes get weight-from-nice, and the
  * policy survives fork (or is stripped of privilege by RESET_ON_FORK).
  */
+#include "bvt_util.h"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "bvt_util.h"
 #include "../kselftest_harness.h"
 
 #define MS	NSEC_PER_MSEC
@@ -324,6 +325,132 @@ TEST(reset_on_fork_drops_privilege)
 	if (!pid)
 		_exit(check_inherited(&want));
 	EXPECT_EQ(0, child_status(pid));
+}
+
+/* The kernel's priority of a thread: field 18 of /proc/self/task/TID/stat. */
+static int kernel_prio(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	int i, prio = -1000;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return prio;
+	if (fgets(buf, sizeof(buf), f)) {
+		/* Field 2, "(comm)", ends at the last ')'; step to field 18. */
+		p = strrchr(buf, ')');
+		for (i = 2; p && i < 18; i++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			prio = atoi(p + 1);
+	}
+	fclose(f);
+	return prio;
+}
+
+struct pi_test {
+	pthread_mutex_t lock;
+	atomic_int stage;
+	pid_t owner;
+};
+
+static void wait_stage(struct pi_test *pi, int stage)
+{
+	while (atomic_load(&pi->stage) < stage)
+		usleep(1000);
+}
+
+/* SCHED_BVT: takes the lock, lets the waiter block on it, gives it back. */
+static void *pi_owner(void *arg)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct pi_test *pi = arg;
+
+	pi->owner = gettid();
+	if (sys_sched_setattr(0, &attr, 0))
+		return NULL;
+	pthread_mutex_lock(&pi->lock);
+	atomic_store(&pi->stage, 1);
+	wait_stage(pi, 3);
+	pthread_mutex_unlock(&pi->lock);
+	atomic_store(&pi->stage, 4);
+	wait_stage(pi, 5);
+	return NULL;
+}
+
+/* SCHED_FIFO 10: blocks on the lock, which boosts the owner. */
+static void *pi_waiter(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	struct pi_test *pi = arg;
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		return NULL;
+	wait_stage(pi, 1);
+	atomic_store(&pi->stage, 2);
+	pthread_mutex_lock(&pi->lock);
+	pthread_mutex_unlock(&pi->lock);
+	return NULL;
+}
+
+/*
+ * Priority inheritance: a SCHED_BVT lock owner is boosted to the FIFO
+ * priority of the thread waiting on its rt_mutex, and back in SCHED_BVT
+ * at its own priority once it lets go.
+ */
+TEST(pi_boosts_and_returns)
+{
+	struct pi_test pi = { .stage = 0 };
+	pthread_mutexattr_t ma;
+	pthread_t owner, waiter;
+	struct sched_attr got;
+
+	pthread_mutexattr_init(&ma);
+	ASSERT_EQ(0, pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT));
+	ASSERT_EQ(0, pthread_mutex_init(&pi.lock, &ma));
+	pthread_create(&owner, NULL, pi_owner, &pi);
+	pthread_create(&waiter, NULL, pi_waiter, &pi);
+
+	wait_stage(&pi, 2);
+	usleep(50000);		/* the waiter blocks on the lock */
+	/* FIFO 10 is kernel prio 89, shown as 89 - 100. */
+	EXPECT_EQ(-11, kernel_prio(pi.owner));
+	ASSERT_EQ(0, sys_sched_getattr(pi.owner, &got, sizeof(got), 0));
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+
+	atomic_store(&pi.stage, 3);
+	wait_stage(&pi, 4);
+	/* Nice 0 is kernel prio 120, shown as 20. */
+	EXPECT_EQ(20, kernel_prio(pi.owner));
+	ASSERT_EQ(0, sys_sched_getattr(pi.owner, &got, sizeof(got), 0));
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+	atomic_store(&pi.stage, 5);
+	pthread_join(waiter, NULL);
+	pthread_join(owner, NULL);
+}
+
+/* With CONFIG_SCHED_DEBUG, /proc/<pid>/sched shows the BVT state. */
+TEST(proc_sched_shows_bvt)
+{
+	struct sched_attr attr = warp_attr();
+	char line[256];
+	long weight = -1, warped = -1;
+	FILE *f;
+
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	f = fopen("/proc/self/sched", "r");
+	if (!f)
+		SKIP(return, "no /proc/self/sched (CONFIG_SCHED_DEBUG=n)");
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "bvt.params.weight : %ld", &weight);
+		sscanf(line, "bvt.warped : %ld", &warped);
+	}
+	fclose(f);
+	EXPECT_EQ(3000, weight);
+	/* It is running, so it runs warped: it has not reached L yet. */
+	EXPECT_EQ(1, warped);
 }
 
 TEST(sleep_and_wake)

@@ -6,10 +6,9 @@
  *
  * Usage: bvt_demo [seconds]
  */
-#include <stdlib.h>
-#include <sys/sysinfo.h>
-
 #include "bvt_util.h"
+
+#include <sys/sysinfo.h>
 
 static void show(const char *title, struct hog *hogs,
 		 const char * const *names,

@@ -12,9 +12,10 @@
  * (3 ms) and tick granularity (1 ms) cost well under 1 point over 2 s.
  * Each share is the median of three runs (see median_shares()).
  */
+#include "bvt_util.h"
+
 #include <sys/sysinfo.h>
 
-#include "bvt_util.h"
 #include "../kselftest_harness.h"
 
 #define INTERVAL_MS	2000

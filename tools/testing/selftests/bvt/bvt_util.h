@@ -8,7 +8,9 @@
 #ifndef BVT_UTIL_H
 #define BVT_UTIL_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>

@@ -9,10 +9,11 @@
  * Everything runs on one CPU, with a SCHED_FIFO controller.  Latencies are
  * compared within one boot: under TCG their absolute values are noise.
  */
+#include "bvt_util.h"
+
 #include <fcntl.h>
 #include <sys/sysinfo.h>
 
-#include "bvt_util.h"
 #include "../kselftest_harness.h"
 
 #define MS		NSEC_PER_MSEC
@@ -211,7 +212,7 @@ static void read_warp_trace(pid_t tid, struct warp_trace *wt)
 	FILE *f = fopen(TRACEFS "/trace", "r");
 	char line[512], pid[32];
 	unsigned long long ran;
-	char *at;
+	const char *at;
 
 	memset(wt, 0, sizeof(*wt));
 	snprintf(pid, sizeof(pid), " pid=%d ", tid);
@@ -222,11 +223,11 @@ static void read_warp_trace(pid_t tid, struct warp_trace *wt)
 			wt->starts++;
 		else if (strstr(line, "sched_bvt_warp_deferred:"))
 			wt->deferred++;
-		else if (strstr(line, "reason=limit") &&
-			 (at = strstr(line, "ran_warped=")) &&
-			 sscanf(at, "ran_warped=%llu", &ran) == 1 &&
-			 wt->limits < 256)
-			wt->limit_ran_ms[wt->limits++] = ran / 1e6;
+		else if (strstr(line, "reason=limit") && wt->limits < 256) {
+			at = strstr(line, "ran_warped=");
+			if (at && sscanf(at, "ran_warped=%llu", &ran) == 1)
+				wt->limit_ran_ms[wt->limits++] = ran / 1e6;
+		}
 	}
 	if (f)
 		fclose(f);

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bvtctl: show or set the SCHED_BVT parameters of a thread, or run a
+ * command with them; chrt(1) for Borrowed Virtual Time.
+ *
+ *   bvtctl -p PID                         show PID's parameters
+ *   bvtctl [OPTION]... -p PID             set them on PID
+ *   bvtctl [OPTION]... [--] COMMAND [ARG]...  run COMMAND with them
+ *
+ * Options (durations take a unit: ns, us, ms or s; a bare number is ns):
+ *   -w, --weight N      weight, 1..88761 (0: from nice)
+ *   -n, --nice N        nice value
+ *   -W, --warp DUR      warp W, and enable warping
+ *   -L, --limit DUR     warp time limit L (0: unlimited)
+ *   -U, --unwarp DUR    unwarp time requirement U
+ *       --no-warp       disable warping
+ *   -R, --reset-on-fork children do not inherit privileged parameters
+ *
+ * Setting on a thread that is already SCHED_BVT changes only what is given.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/sched.h>
+#include <linux/sched/types.h>
+#include <linux/sched_bvt.h>
+
+static const char *policy_name(unsigned int policy)
+{
+	static const char * const names[] = {
+		[SCHED_NORMAL] = "SCHED_OTHER", [SCHED_FIFO] = "SCHED_FIFO",
+		[SCHED_RR] = "SCHED_RR", [SCHED_BATCH] = "SCHED_BATCH",
+		[SCHED_IDLE] = "SCHED_IDLE", [SCHED_DEADLINE] = "SCHED_DEADLINE",
+		[SCHED_EXT] = "SCHED_EXT", [SCHED_BVT] = "SCHED_BVT",
+	};
+
+	if (policy < sizeof(names) / sizeof(names[0]) && names[policy])
+		return names[policy];
+	return "unknown";
+}
+
+/* "20ms" -> 20000000; false if it is not a duration. */
+static bool parse_duration(const char *s, unsigned long long *ns)
+{
+	static const struct { const char *unit; unsigned long long mul; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 },
+	};
+	char *end;
+	double v;
+	unsigned int i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return false;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			*ns = v * units[i].mul + 0.5;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool parse_int(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return !errno && end != s && !*end && *out >= min && *out <= max;
+}
+
+/* 20000000 -> "20ms", the largest unit that divides it. */
+static const char *duration(unsigned long long ns, char *buf, size_t len)
+{
+	if (ns && ns % 1000000000 == 0)
+		snprintf(buf, len, "%llus", ns / 1000000000);
+	else if (ns && ns % 1000000 == 0)
+		snprintf(buf, len, "%llums", ns / 1000000);
+	else if (ns && ns % 1000 == 0)
+		snprintf(buf, len, "%lluus", ns / 1000);
+	else
+		snprintf(buf, len, "%lluns", ns);
+	return buf;
+}
+
+static int show(pid_t pid)
+{
+	struct sched_attr attr = { };
+	char w[32], l[32], u[32];
+
+	if (syscall(SYS_sched_getattr, pid, &attr, sizeof(attr), 0)) {
+		fprintf(stderr, "bvtctl: sched_getattr(%d): %s\n", pid,
+			strerror(errno));
+		return 1;
+	}
+	printf("pid %d: %s", pid, policy_name(attr.sched_policy));
+	if (attr.sched_policy != SCHED_BVT) {
+		printf("\n");
+		return 0;
+	}
+	if (attr.sched_bvt_weight)
+		printf(" weight %u", attr.sched_bvt_weight);
+	else
+		printf(" weight from nice");
+	printf(" nice %d warp %s (%s) limit %s unwarp %s%s\n", attr.sched_nice,
+	       duration(attr.sched_bvt_warp, w, sizeof(w)),
+	       attr.sched_bvt_flags & SCHED_BVT_FLAG_WARP ? "on" : "off",
+	       attr.sched_bvt_warp_limit ?
+			duration(attr.sched_bvt_warp_limit, l, sizeof(l)) :
+			"unlimited",
+	       duration(attr.sched_bvt_unwarp, u, sizeof(u)),
+	       attr.sched_flags & SCHED_FLAG_RESET_ON_FORK ?
+			" reset-on-fork" : "");
+	return 0;
+}
+
+static void usage(int status)
+{
+	fprintf(status ? stderr : stdout,
+		"usage: bvtctl -p PID\n"
+		"       bvtctl [OPTION]... -p PID\n"
+		"       bvtctl [OPTION]... [--] COMMAND [ARG]...\n"
+		"options: -w/--weight N  -n/--nice N  -W/--warp DUR  -L/--limit DUR\n"
+		"         -U/--unwarp DUR  --no-warp  -R/--reset-on-fork\n"
+		"DUR is a number with a unit: ns, us, ms or s (e.g. 20ms)\n");
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "weight", required_argument, NULL, 'w' },
+		{ "nice", required_argument, NULL, 'n' },
+		{ "warp", required_argument, NULL, 'W' },
+		{ "limit", required_argument, NULL, 'L' },
+		{ "unwarp", required_argument, NULL, 'U' },
+		{ "no-warp", no_argument, NULL, 'N' },
+		{ "reset-on-fork", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	struct sched_attr attr = { .size = sizeof(attr) };
+	bool set = false;
+	pid_t pid = -1;
+	long v;
+	int c;
+
+	/* Start from what the target has, if it already is SCHED_BVT. */
+	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:Rh", options, NULL)) != -1) {
+		if (c == 'p' && !parse_int(optarg, 0, INT_MAX, &v)) {
+			fprintf(stderr, "bvtctl: bad pid '%s'\n", optarg);
+			return 1;
+		}
+		if (c == 'p')
+			pid = v;
+	}
+	if (syscall(SYS_sched_getattr, pid < 0 ? 0 : pid, &attr, sizeof(attr), 0)) {
+		memset(&attr, 0, sizeof(attr));
+	} else if (attr.sched_policy != SCHED_BVT) {
+		int nice = attr.sched_nice;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.sched_nice = nice;
+	}
+	attr.size = sizeof(attr);
+	attr.sched_policy = SCHED_BVT;
+	attr.sched_flags &= SCHED_FLAG_RESET_ON_FORK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:Rh", options, NULL)) != -1) {
+		unsigned long long ns;
+
+		switch (c) {
+		case 'p':
+			break;
+		case 'w':
+			if (!parse_int(optarg, 0, SCHED_BVT_WEIGHT_MAX, &v))
+				goto bad;
+			attr.sched_bvt_weight = v;
+			break;
+		case 'n':
+			if (!parse_int(optarg, -20, 19, &v))
+				goto bad;
+			attr.sched_nice = v;
+			break;
+		case 'W':
+			if (!parse_duration(optarg, &ns))
+				goto bad;
+			attr.sched_bvt_warp = ns;
+			attr.sched_bvt_flags |= SCHED_BVT_FLAG_WARP;
+			break;
+		case 'L':
+			if (!parse_duration(optarg, &ns))
+				goto bad;
+			attr.sched_bvt_warp_limit = ns;
+			break;
+		case 'U':
+			if (!parse_duration(optarg, &ns))
+				goto bad;
+			attr.sched_bvt_unwarp = ns;
+			break;
+		case 'N':
+			attr.sched_bvt_flags &= ~SCHED_BVT_FLAG_WARP;
+			break;
+		case 'R':
+			attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
+			break;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
+		}
+		if (c != 'p')
+			set = true;
+	}
+
+	if (pid >= 0 && optind < argc)
+		usage(2);
+	if (pid >= 0 && !set)
+		return show(pid);
+	if (pid < 0 && optind == argc)
+		usage(2);
+
+	if (syscall(SYS_sched_setattr, pid < 0 ? 0 : pid, &attr, 0)) {
+		fprintf(stderr, "bvtctl: sched_setattr: %s%s\n", strerror(errno),
+			errno == EPERM ? " (raising weight or warp needs CAP_SYS_NICE)" :
+			errno == EINVAL ? " (a value out of range)" :
+			errno == E2BIG ? " (this kernel has no SCHED_BVT)" : "");
+		return 1;
+	}
+	if (pid >= 0)
+		return show(pid);
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "bvtctl: %s: %s\n", argv[optind], strerror(errno));
+	return 127;
+
+bad:
+	fprintf(stderr, "bvtctl: bad value '%s' for -%c\n", optarg, c);
+	return 1;
+}

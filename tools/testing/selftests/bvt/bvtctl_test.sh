@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bvtctl runs a command with SCHED_BVT parameters, shows and changes them
+# on a running pid, and answers bad input and a missing privilege with an
+# error message and a non-zero exit status.
+
+DIR=$(dirname "$(readlink -f "$0")")
+. "$DIR/../kselftest/ktap_helpers.sh"
+BVTCTL=${BVTCTL:-$DIR/../../../sched/bvtctl}
+
+ktap_print_header
+if [ ! -x "$BVTCTL" ]; then
+	ktap_skip_all "no bvtctl at $BVTCTL"
+	exit 4
+fi
+ktap_set_plan 5
+
+# expect DESCRIPTION PATTERN COMMAND...: COMMAND's output matches PATTERN.
+expect() {
+	local desc=$1 pattern=$2 out
+	shift 2
+	out=$("$@" 2>&1)
+	ktap_print_msg "$desc: $out"
+	case "$out" in
+	$pattern) ktap_test_pass "$desc" ;;
+	*) ktap_test_fail "$desc" ;;
+	esac
+}
+
+expect "runs a command with the given parameters" \
+	"pid *: SCHED_BVT weight 2048 nice 0 warp 20ms (on) limit 5ms unwarp 50ms" \
+	"$BVTCTL" --weight 2048 --warp 20ms --limit 5ms --unwarp 50ms -- \
+	sh -c 'exec "$0" -p $$' "$BVTCTL"
+
+sleep 60 &
+pid=$!
+"$BVTCTL" --weight 512 --warp 2ms -p "$pid" >/dev/null
+"$BVTCTL" --nice 3 --no-warp -p "$pid" >/dev/null
+expect "changes only what is given on a pid" \
+	"pid $pid: SCHED_BVT weight 512 nice 3 warp 2ms (off) limit unlimited unwarp 0ns" \
+	"$BVTCTL" -p "$pid"
+kill "$pid"
+
+expect "refuses a duration without a known unit" \
+	"bvtctl: bad value '20xs' for -W*" \
+	"$BVTCTL" --warp 20xs true
+
+expect "refuses a weight out of range" \
+	"bvtctl: bad value '88762' for -w*" \
+	"$BVTCTL" --weight 88762 true
+
+if command -v setpriv >/dev/null; then
+	expect "an unprivileged raise fails with EPERM" \
+		"bvtctl: sched_setattr: Operation not permitted*" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$BVTCTL" --weight 4096 true
+else
+	ktap_test_skip "an unprivileged raise fails with EPERM (no setpriv)"
+fi
+
+ktap_finished
