@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What SCHED_BVT does, in one screen: two CPU-bound threads on one CPU with
- * weights 1 and 3 get 25 % and 75 % of it; EEVDF with the nice values of
- * about the same weights is measured next to it in the same boot.
+ * What SCHED_BVT does, in one screen, measured next to EEVDF in the same
+ * boot: two CPU-bound threads on one CPU with weights 1 and 3 get 25 % and
+ * 75 % of it; and a thread that wakes every 10 ms to run for 1 ms, next to
+ * two CPU-bound threads, is dispatched at once when it warps.
  *
  * Usage: bvt_demo [seconds]
  */
@@ -26,6 +27,34 @@ static void show(const char *title, struct hog *hogs,
 		printf("  %-28s %6.3f s CPU   share %5.1f %%   ideal %5.1f %%\n",
 		       names[i], hogs[i].cpu_s, 100 * hog_share(hogs, 2, i),
 		       100 * ideal[i]);
+}
+
+static struct sched_attr warped(void)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+
+	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
+	attr.sched_bvt_warp = 20 * NSEC_PER_MSEC;
+	attr.sched_bvt_warp_limit = 5 * NSEC_PER_MSEC;
+	attr.sched_bvt_unwarp = 5 * NSEC_PER_MSEC;
+	return attr;
+}
+
+static void show_periodic(const char *title, struct sched_attr attr,
+			  struct sched_attr hog_attr, int cpu)
+{
+	struct periodic pr = {
+		.attr = attr, .cpu = cpu, .periods = 100,
+		.period_ms = 10, .run_ms = 1,
+	};
+	double delay = periodic_among_hogs(&pr, 2, hog_attr);
+
+	if (pr.err) {
+		printf("%s: could not set up the threads: %s\n", title,
+		       strerror(pr.err));
+		exit(1);
+	}
+	printf("  %-40s %7.3f ms\n", title, delay);
 }
 
 int main(int argc, char **argv)
@@ -59,5 +88,14 @@ int main(int argc, char **argv)
 	     bvt_ideal, ms);
 	show("EEVDF (SCHED_OTHER), nice 0 and -5", eevdf, eevdf_names,
 	     eevdf_ideal, ms);
+
+	printf("\nA thread that wakes every 10 ms and runs 1 ms, next to two CPU-bound\n"
+	       "threads on CPU %d, 100 periods: median delay from its wake-up time\n"
+	       "to running\n", cpu);
+	show_periodic("SCHED_OTHER (EEVDF), all nice 0", other_attr(0),
+		      other_attr(0), cpu);
+	show_periodic("SCHED_BVT, no warp", bvt_attr(0, 0), bvt_attr(0, 0), cpu);
+	show_periodic("SCHED_BVT, warp 20 ms, L 5 ms, U 5 ms", warped(),
+		      bvt_attr(0, 0), cpu);
 	return 0;
 }

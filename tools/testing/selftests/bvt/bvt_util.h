@@ -186,6 +186,48 @@ static inline double hog_share(const struct hog *hogs, int n, int i)
 	return total > 0 ? hogs[i].cpu_s / total : 0;
 }
 
+/* A thread that wakes every period_ms and then runs for run_ms. */
+struct periodic {
+	struct sched_attr attr;
+	int cpu, periods;
+	double period_ms, run_ms;
+	double delay_ms[200];	/* wake-up to running, per period */
+	int err;
+};
+
+static void spin_cpu_ms(double ms)
+{
+	double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + ms / 1000;
+
+	while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static void *periodic_main(void *arg)
+{
+	struct periodic *pr = arg;
+	struct timespec next;
+	long period_ns = pr->period_ms * 1e6;
+	int i;
+
+	if (pin_self(pr->cpu) || sys_sched_setattr(0, &pr->attr, 0)) {
+		pr->err = errno;
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < pr->periods; i++) {
+		next.tv_nsec += period_ns;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		pr->delay_ms[i] = (now_s() - next.tv_sec - next.tv_nsec / 1e9) * 1e3;
+		spin_cpu_ms(pr->run_ms);
+	}
+	return NULL;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -226,6 +268,28 @@ static inline int median_shares(struct hog *hogs, int n, int runs,
 	for (i = 0; i < n; i++)
 		share[i] = median(s[i], runs);
 	return 0;
+}
+
+/*
+ * Run @pr next to @nhogs CPU-bound threads with @hog_attr on its CPU and
+ * return its median wake-up delay in ms (see pr->err).  Called by the
+ * controller.
+ */
+static inline double periodic_among_hogs(struct periodic *pr, int nhogs,
+					 struct sched_attr hog_attr)
+{
+	struct hog hogs[MAX_HOGS];
+	pthread_t thread;
+	int i;
+
+	for (i = 0; i < nhogs; i++)
+		hogs[i] = (struct hog){ .attr = hog_attr, .cpu = pr->cpu };
+	pthread_create(&thread, NULL, periodic_main, pr);
+	run_hogs(hogs, nhogs, pr->periods * pr->period_ms + 300);
+	for (i = 0; i < nhogs; i++)
+		pr->err = pr->err ?: hogs[i].err;
+	pthread_join(thread, NULL);
+	return median(pr->delay_ms, pr->periods);
 }
 
 #endif /* BVT_UTIL_H */

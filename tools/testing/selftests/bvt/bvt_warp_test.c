@@ -36,65 +36,14 @@ static struct sched_attr warp_attr(long long warp, unsigned long long limit,
 	return attr;
 }
 
-/* A thread that wakes every period_ms and then runs for run_ms. */
-struct periodic {
-	struct sched_attr attr;
-	int cpu, periods;
-	double period_ms, run_ms;
-	double delay_ms[200];	/* wake-up to running, per period */
-	int err;
-};
-
-static void spin_cpu_ms(double ms)
-{
-	double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + ms / 1000;
-
-	while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
-}
-
-static void *periodic_main(void *arg)
-{
-	struct periodic *pr = arg;
-	struct timespec next;
-	long period_ns = pr->period_ms * 1e6;
-	int i;
-
-	if (pin_self(pr->cpu) || sys_sched_setattr(0, &pr->attr, 0)) {
-		pr->err = errno;
-		return NULL;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	for (i = 0; i < pr->periods; i++) {
-		next.tv_nsec += period_ns;
-		while (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-		pr->delay_ms[i] = (now_s() - next.tv_sec - next.tv_nsec / 1e9) * 1e3;
-		spin_cpu_ms(pr->run_ms);
-	}
-	return NULL;
-}
-
 /* Median wake-up delay of @pr among two CPU-bound BVT peers. */
 static double periodic_delay(struct __test_metadata *_metadata,
 			     struct periodic *pr)
 {
-	struct hog hogs[2] = {
-		{ .attr = bvt_attr(0, 0), .cpu = pr->cpu },
-		{ .attr = bvt_attr(0, 0), .cpu = pr->cpu },
-	};
-	pthread_t thread;
-	double m;
+	double delay = periodic_among_hogs(pr, 2, bvt_attr(0, 0));
 
-	pthread_create(&thread, NULL, periodic_main, pr);
-	EXPECT_EQ(0, run_hogs(hogs, 2, pr->periods * pr->period_ms + 300));
-	pthread_join(thread, NULL);
 	EXPECT_EQ(0, pr->err);
-	m = median(pr->delay_ms, pr->periods);
-	return m;
+	return delay;
 }
 
 FIXTURE(warp) {
