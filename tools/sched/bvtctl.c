@@ -33,6 +33,8 @@
 #include <linux/sched/types.h>
 #include <linux/sched_bvt.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const char *policy_name(unsigned int policy)
 {
 	static const char * const names[] = {
@@ -42,7 +44,7 @@ static const char *policy_name(unsigned int policy)
 		[SCHED_EXT] = "SCHED_EXT", [SCHED_BVT] = "SCHED_BVT",
 	};
 
-	if (policy < sizeof(names) / sizeof(names[0]) && names[policy])
+	if (policy < ARRAY_SIZE(names) && names[policy])
 		return names[policy];
 	return "unknown";
 }
@@ -62,7 +64,7 @@ static bool parse_duration(const char *s, unsigned long long *ns)
 	v = strtod(s, &end);
 	if (errno || end == s || v < 0)
 		return false;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (!strcmp(end, units[i].unit)) {
 			*ns = v * units[i].mul + 0.5;
 			return true;
@@ -125,7 +127,7 @@ static int show(pid_t pid)
 	return 0;
 }
 
-static void usage(int status)
+static void print_usage(int status)
 {
 	fprintf(status ? stderr : stdout,
 		"usage: bvtctl -p PID\n"
@@ -218,20 +220,20 @@ int main(int argc, char **argv)
 			attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
 			break;
 		case 'h':
-			usage(0);
+			print_usage(0);
 		default:
-			usage(2);
+			print_usage(2);
 		}
 		if (c != 'p')
 			set = true;
 	}
 
 	if (pid >= 0 && optind < argc)
-		usage(2);
+		print_usage(2);
 	if (pid >= 0 && !set)
 		return show(pid);
 	if (pid < 0 && optind == argc)
-		usage(2);
+		print_usage(2);
 
 	if (syscall(SYS_sched_setattr, pid < 0 ? 0 : pid, &attr, 0)) {
 		fprintf(stderr, "bvtctl: sched_setattr: %s%s\n", strerror(errno),

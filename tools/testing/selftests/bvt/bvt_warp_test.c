@@ -168,11 +168,11 @@ static void read_warp_trace(pid_t tid, struct warp_trace *wt)
 	while (f && fgets(line, sizeof(line), f)) {
 		if (!strstr(line, pid))
 			continue;
-		if (strstr(line, "sched_bvt_warp_start:"))
+		if (strstr(line, "sched_bvt_warp_start:")) {
 			wt->starts++;
-		else if (strstr(line, "sched_bvt_warp_deferred:"))
+		} else if (strstr(line, "sched_bvt_warp_deferred:")) {
 			wt->deferred++;
-		else if (strstr(line, "reason=limit") && wt->limits < 256) {
+		} else if (strstr(line, "reason=limit") && wt->limits < 256) {
 			at = strstr(line, "ran_warped=");
 			if (at && sscanf(at, "ran_warped=%llu", &ran) == 1)
 				wt->limit_ran_ms[wt->limits++] = ran / 1e6;
