@@ -14,14 +14,12 @@
 
 #define MS	NSEC_PER_MSEC
 
+/* Every VER2 field set, none at its default. */
 static struct sched_attr warp_attr(void)
 {
-	struct sched_attr attr = bvt_attr(3000, 0);
+	struct sched_attr attr = bvt_warp_attr(20 * MS, 5 * MS, 50 * MS);
 
-	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
-	attr.sched_bvt_warp = 20 * MS;
-	attr.sched_bvt_warp_limit = 5 * MS;
-	attr.sched_bvt_unwarp = 50 * MS;
+	attr.sched_bvt_weight = 3000;
 	return attr;
 }
 

@@ -29,17 +29,6 @@ static void show(const char *title, struct hog *hogs,
 		       100 * ideal[i]);
 }
 
-static struct sched_attr warped(void)
-{
-	struct sched_attr attr = bvt_attr(0, 0);
-
-	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
-	attr.sched_bvt_warp = 20 * NSEC_PER_MSEC;
-	attr.sched_bvt_warp_limit = 5 * NSEC_PER_MSEC;
-	attr.sched_bvt_unwarp = 5 * NSEC_PER_MSEC;
-	return attr;
-}
-
 static void show_periodic(const char *title, struct sched_attr attr,
 			  struct sched_attr hog_attr, int cpu)
 {
@@ -95,7 +84,9 @@ int main(int argc, char **argv)
 	show_periodic("SCHED_OTHER (EEVDF), all nice 0", other_attr(0),
 		      other_attr(0), cpu);
 	show_periodic("SCHED_BVT, no warp", bvt_attr(0, 0), bvt_attr(0, 0), cpu);
-	show_periodic("SCHED_BVT, warp 20 ms, L 5 ms, U 5 ms", warped(),
+	show_periodic("SCHED_BVT, warp 20 ms, L 5 ms, U 5 ms",
+		      bvt_warp_attr(20 * NSEC_PER_MSEC, 5 * NSEC_PER_MSEC,
+				    5 * NSEC_PER_MSEC),
 		      bvt_attr(0, 0), cpu);
 	return 0;
 }

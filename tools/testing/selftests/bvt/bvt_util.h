@@ -53,6 +53,20 @@ static inline struct sched_attr bvt_attr(unsigned int weight, int nice)
 	return attr;
 }
 
+/* A warping SCHED_BVT attr: W, L and U in ns, weight from nice 0. */
+static inline struct sched_attr bvt_warp_attr(long long warp,
+					      unsigned long long limit,
+					      unsigned long long unwarp)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+
+	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
+	attr.sched_bvt_warp = warp;
+	attr.sched_bvt_warp_limit = limit;
+	attr.sched_bvt_unwarp = unwarp;
+	return attr;
+}
+
 /* A SCHED_OTHER (EEVDF) attr. */
 static inline struct sched_attr other_attr(int nice)
 {

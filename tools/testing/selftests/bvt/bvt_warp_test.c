@@ -24,18 +24,6 @@ static int test_cpu(void)
 	return get_nprocs() - 1;
 }
 
-static struct sched_attr warp_attr(long long warp, unsigned long long limit,
-				   unsigned long long unwarp)
-{
-	struct sched_attr attr = bvt_attr(0, 0);
-
-	attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
-	attr.sched_bvt_warp = warp;
-	attr.sched_bvt_warp_limit = limit;
-	attr.sched_bvt_unwarp = unwarp;
-	return attr;
-}
-
 /* Median wake-up delay of @pr among two CPU-bound BVT peers. */
 static double periodic_delay(struct __test_metadata *_metadata,
 			     struct periodic *pr)
@@ -72,7 +60,7 @@ TEST_F(warp, cuts_wake_up_delay)
 	struct periodic warped = plain;
 	double d_plain, d_warped;
 
-	warped.attr = warp_attr(20 * MS, 5 * MS, 5 * MS);
+	warped.attr = bvt_warp_attr(20 * MS, 5 * MS, 5 * MS);
 	d_plain = periodic_delay(_metadata, &plain);
 	d_warped = periodic_delay(_metadata, &warped);
 	TH_LOG("median wake-up delay: %.3f ms unwarped, %.3f ms warped",
@@ -88,7 +76,8 @@ TEST_F(warp, cuts_wake_up_delay)
 TEST_F(warp, limit_keeps_the_shares)
 {
 	struct hog hogs[3] = {
-		{ .attr = warp_attr(10000 * MS, 5 * MS, 50 * MS), .cpu = test_cpu() },
+		{ .attr = bvt_warp_attr(10000 * MS, 5 * MS, 50 * MS),
+		  .cpu = test_cpu() },
 		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
 		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
 	};
@@ -111,7 +100,7 @@ TEST_F(warp, limit_keeps_the_shares)
 TEST_F(warp, no_limit_starves_the_peers)
 {
 	struct hog hogs[3] = {
-		{ .attr = warp_attr(10000 * MS, 0, 0), .cpu = test_cpu() },
+		{ .attr = bvt_warp_attr(10000 * MS, 0, 0), .cpu = test_cpu() },
 		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
 		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
 	};
@@ -195,7 +184,8 @@ static void read_warp_trace(pid_t tid, struct warp_trace *wt)
 TEST_F(warp, limit_and_unwarp_timers)
 {
 	struct hog hogs[2] = {
-		{ .attr = warp_attr(20 * MS, 5 * MS, 50 * MS), .cpu = test_cpu() },
+		{ .attr = bvt_warp_attr(20 * MS, 5 * MS, 50 * MS),
+		  .cpu = test_cpu() },
 		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
 	};
 	struct warp_trace wt;
@@ -223,7 +213,7 @@ TEST_F(warp, limit_and_unwarp_timers)
  */
 static void *short_sleeper(void *arg)
 {
-	struct sched_attr attr = warp_attr(20 * MS, 5 * MS, 200 * MS);
+	struct sched_attr attr = bvt_warp_attr(20 * MS, 5 * MS, 200 * MS);
 	pid_t *tid = arg;
 	int i;
 
