@@ -20,6 +20,13 @@
  * of each subtree so that SVT is read off the root.  The running entity is
  * kept out of the tree, as CFS does, and goes back in when it is put.
  *
+ * Every CPU runs a two-level hierarchy: the reserved-effort root holds the
+ * admitted SCHED_BVT_FLAG_RESERVED threads and the best-effort level, an
+ * entity with its own weight and warp that holds every other BVT thread.
+ * A level is a struct bvt_level, and the code below that queues, charges
+ * and picks entities does not care whether an entity is a thread or a
+ * level.
+ *
  * See Documentation/scheduler/sched-bvt.rst.
  */
 #include <linux/math64.h>
@@ -37,6 +44,18 @@
 
 /* Context switch allowance C, in ns of real time. */
 static unsigned int sysctl_sched_bvt_allowance_ns = 3 * NSEC_PER_MSEC;
+
+/* Migration penalty M, in ns of virtual time of a weight-1024 thread. */
+static unsigned int sysctl_sched_bvt_migration_penalty_ns = NSEC_PER_MSEC;
+
+/* The best-effort level: its weight and warp in the root, and its mode. */
+static unsigned int sysctl_sched_bvt_be_weight = SCHED_BVT_WEIGHT_DEFAULT;
+static unsigned int sysctl_sched_bvt_be_warp_ns;
+static unsigned int sysctl_sched_bvt_be_threshold_ns;
+static unsigned int sysctl_sched_bvt_be_direct;
+
+/* The share of a CPU the reserved-effort threads may hold together, in %. */
+static unsigned int sysctl_sched_bvt_re_share_pct = 75;
 
 #define BVT_WEIGHT_UNIT		SCHED_BVT_WEIGHT_DEFAULT
 
@@ -76,12 +95,23 @@ static inline struct sched_bvt_entity *__node_2_bse(struct rb_node *node)
 	return rb_entry(node, struct sched_bvt_entity, run_node);
 }
 
-static inline struct bvt_sched *bvt_root(struct rq *rq)
+static inline bool bvt_entity_is_task(struct sched_bvt_entity *se)
 {
-	return &rq->bvt.root;
+	return !se->my_sched;
 }
 
-/* The weight a task runs with: its own, or the one of its nice value. */
+static inline struct bvt_level *bvt_level_of(struct sched_bvt_entity *se)
+{
+	return container_of(se, struct bvt_level, se);
+}
+
+#define for_each_bvt_entity(se) \
+	for (; se; se = se->parent)
+
+/*
+ * The weight an entity runs with: its own, or for a thread without one,
+ * the weight of its nice value.  A level always has one.
+ */
 static u32 bvt_weight(struct sched_bvt_entity *se)
 {
 	return se->params.weight ?:
@@ -91,7 +121,33 @@ static u32 bvt_weight(struct sched_bvt_entity *se)
 /* E = A - W while warped. */
 static inline u64 bvt_evt(struct sched_bvt_entity *se)
 {
-	return se->warped ? se->avt - se->params.warp : se->avt;
+	return se->warped ? se->avt - se->warp : se->avt;
+}
+
+static inline bool bvt_reserved(const struct sched_bvt_params *params)
+{
+	return params->flags & SCHED_BVT_FLAG_RESERVED;
+}
+
+/*
+ * Put a thread in its level on @rq: the root if it is reserved effort,
+ * the best-effort level otherwise.
+ */
+static void bvt_attach(struct rq *rq, struct sched_bvt_entity *se)
+{
+	struct bvt_level *lv = bvt_reserved(&se->params) ? &rq->bvt.root :
+							   &rq->bvt.be;
+
+	se->bs = &lv->sched;
+	se->parent = lv->se.bs ? &lv->se : NULL;
+}
+
+/* A's distance from the SVT of its level: what fork and migration keep. */
+static inline s64 bvt_lag(struct sched_bvt_entity *se)
+{
+	if (se->vt_relative || !se->bs)
+		return se->avt;
+	return se->avt - READ_ONCE(se->bs->svt);
 }
 
 /*
@@ -242,7 +298,76 @@ static void bvt_put_curr(struct bvt_sched *bs, struct sched_bvt_entity *se)
 	bs->curr = NULL;
 }
 
-/* Charge the running task's run time to its A. */
+/*
+ * Levels.  A level takes its weight, warp and mode from the sysctls of its
+ * kind; only the best-effort level has any yet.
+ */
+static void bvt_level_refresh(struct bvt_level *lv)
+{
+	lv->se.params.weight = READ_ONCE(sysctl_sched_bvt_be_weight);
+	lv->se.params.warp = READ_ONCE(sysctl_sched_bvt_be_warp_ns);
+	lv->threshold = READ_ONCE(sysctl_sched_bvt_be_threshold_ns);
+	lv->direct = READ_ONCE(sysctl_sched_bvt_be_direct);
+}
+
+/*
+ * The warp a level runs with when it would run @head: in direct mode the
+ * warp of @head, in threshold mode its own, if @head's reaches the
+ * threshold.
+ */
+static s64 bvt_level_warp(const struct bvt_level *lv,
+			  const struct sched_bvt_entity *head)
+{
+	if (!head || !head->warped)
+		return 0;
+	if (lv->direct)
+		return head->warp;
+	return head->warp >= lv->threshold ? lv->se.params.warp : 0;
+}
+
+/*
+ * After a change below @se, a level: it is queued while anything in it is
+ * runnable, joining like a waking thread, and its E follows the entity it
+ * would run.
+ */
+static void bvt_level_update(struct sched_bvt_entity *se)
+{
+	struct bvt_level *lv = bvt_level_of(se);
+	struct bvt_sched *bs = se->bs;
+	s64 warp;
+
+	bvt_level_refresh(lv);
+	if (!lv->sched.nr_queued) {
+		if (se->on_rq)
+			bvt_dequeue_entity(bs, se);
+		return;
+	}
+
+	warp = bvt_level_warp(lv, bvt_pick_entity(&lv->sched));
+	if (se->on_rq && se->warp == warp)
+		return;
+	if (se->on_rq && se != bs->curr)
+		bvt_timeline_del(bs, se);
+	se->warp = warp;
+	se->warped = warp != 0;
+	if (!se->on_rq) {
+		bvt_enqueue_entity(bs, se, ENQUEUE_WAKEUP);
+	} else if (se != bs->curr) {
+		bvt_timeline_add(bs, se);
+	}
+}
+
+/* Bring the levels above @se up to date with it. */
+static void bvt_levels_update(struct sched_bvt_entity *se)
+{
+	for (se = se->parent; se; se = se->parent)
+		bvt_level_update(se);
+}
+
+/*
+ * Charge the running task's run time to its A and to the A of every level
+ * above it, each at its own weight.
+ */
 static void update_curr_bvt(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
@@ -256,10 +381,16 @@ static void update_curr_bvt(struct rq *rq)
 	if (unlikely(delta_exec <= 0))
 		return;
 
-	se->avt += bvt_scale(delta_exec, bvt_weight(se));
 	if (se->warped)
 		se->warp_ran += delta_exec;
-	bvt_update_svt(bvt_root(rq));
+	for_each_bvt_entity(se) {
+		if (!bvt_entity_is_task(se))
+			bvt_level_update(se);
+		se->avt += bvt_scale(delta_exec, bvt_weight(se));
+		bvt_update_svt(se->bs);
+	}
+	se = &curr->bvt;
+	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->bs->svt);
 }
 
 /*
@@ -273,7 +404,8 @@ static void update_curr_bvt(struct rq *rq)
  */
 static inline bool bvt_wants_warp(struct sched_bvt_entity *se)
 {
-	return (se->params.flags & SCHED_BVT_FLAG_WARP) && se->params.warp;
+	return ((se->params.flags & SCHED_BVT_FLAG_WARP) || se->sig_warp) &&
+	       se->params.warp;
 }
 
 /*
@@ -292,6 +424,7 @@ static u64 bvt_unwarp_wait(struct sched_bvt_entity *se, u64 now)
 static void bvt_warp_start(struct sched_bvt_entity *se, int reason)
 {
 	se->warped = 1;
+	se->warp = se->params.warp;
 	se->warp_ran = 0;
 	trace_sched_bvt_warp_start(bvt_task_of(se), reason, 0);
 }
@@ -299,6 +432,7 @@ static void bvt_warp_start(struct sched_bvt_entity *se, int reason)
 static void bvt_warp_end(struct sched_bvt_entity *se, u64 now, int reason)
 {
 	se->warped = 0;
+	se->warp = 0;
 	se->warp_ended = now;
 	trace_sched_bvt_warp_end(bvt_task_of(se), reason, se->warp_ran);
 }
@@ -366,6 +500,7 @@ static u64 bvt_check_limit(struct rq *rq)
 
 	bvt_warp_end(se, rq_clock(rq), BVT_WARP_LIMIT);
 	bvt_warp_try(rq, se, BVT_WARP_UNWARP_DONE);
+	bvt_levels_update(se);
 	resched_curr(rq);
 	return se->warped ? limit : 0;
 }
@@ -390,41 +525,104 @@ static enum hrtimer_restart bvt_limit_timer_fn(struct hrtimer *timer)
 
 static void bvt_check_preempt(struct rq *rq, struct task_struct *p);
 
+/*
+ * Warp the queued @se now, or when U has passed: it moves in its level's
+ * timeline, or if it is running, its L starts counting.
+ */
+static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *se,
+			    int reason)
+{
+	struct bvt_sched *bs = se->bs;
+	bool running = se == bs->curr;
+
+	if (running)
+		update_curr_bvt(rq);
+	else
+		bvt_timeline_del(bs, se);
+	bvt_warp_try(rq, se, reason);
+	if (!running)
+		bvt_timeline_add(bs, se);
+	bvt_levels_update(se);
+	if (running)
+		bvt_limit_timer_arm(rq, se);
+	else
+		bvt_check_preempt(rq, bvt_task_of(se));
+}
+
 /* U has passed for a runnable thread that wants to warp: warp it now. */
 static enum hrtimer_restart bvt_unwarp_timer_fn(struct hrtimer *timer)
 {
 	struct sched_bvt_entity *se = container_of(timer,
 			struct sched_bvt_entity, unwarp_timer);
 	struct task_struct *p = bvt_task_of(se);
-	struct bvt_sched *bs;
 	struct rq_flags rf;
 	struct rq *rq;
 
 	rq = task_rq_lock(p, &rf);
 	update_rq_clock(rq);
-	bs = bvt_root(rq);
 	if (p->sched_class == &bvt_sched_class && se->on_rq &&
-	    !se->warped && bvt_wants_warp(se)) {
-		if (se == bs->curr) {
-			update_curr_bvt(rq);
-			bvt_warp_start(se, BVT_WARP_UNWARP_DONE);
-			bvt_limit_timer_arm(rq, se);
-		} else {
-			bvt_timeline_del(bs, se);
-			bvt_warp_start(se, BVT_WARP_UNWARP_DONE);
-			bvt_timeline_add(bs, se);
-			bvt_check_preempt(rq, p);
-		}
-	}
+	    !se->warped && bvt_wants_warp(se))
+		bvt_warp_queued(rq, se, BVT_WARP_UNWARP_DONE);
 	task_rq_unlock(rq, p, &rf);
 	put_task_struct(p);
 	return HRTIMER_NORESTART;
+}
+
+/*
+ * A signal whose handler was installed with SA_BVT_WARP is on its way to
+ * @p: @p runs warped, with its own W, L and U, from the wake-up that the
+ * signal causes (or now, if it is runnable) until it next blocks, whether
+ * or not it has SCHED_BVT_FLAG_WARP.  Called with @p's siglock held.
+ */
+void bvt_signal_warp(struct task_struct *p)
+{
+	struct sched_bvt_entity *se = &p->bvt;
+	struct rq_flags rf;
+	struct rq *rq;
+
+	rq = task_rq_lock(p, &rf);
+	if (p->sched_class != &bvt_sched_class || !se->params.warp)
+		goto unlock;
+	se->sig_warp = 1;
+	if (se->on_rq && !se->warped) {
+		update_rq_clock(rq);
+		bvt_warp_queued(rq, se, BVT_WARP_SIGNAL);
+	}
+unlock:
+	task_rq_unlock(rq, p, &rf);
+}
+
+/* How deep in the hierarchy @se is queued: 0 in the root. */
+static int bvt_depth(struct sched_bvt_entity *se)
+{
+	int depth = 0;
+
+	while ((se = se->parent))
+		depth++;
+	return depth;
+}
+
+/* Walk @se and @pse up to the entities of theirs that share a level. */
+static void bvt_find_match(struct sched_bvt_entity **se,
+			   struct sched_bvt_entity **pse)
+{
+	int depth = bvt_depth(*se), pdepth = bvt_depth(*pse);
+
+	for (; depth > pdepth; depth--)
+		*se = (*se)->parent;
+	for (; pdepth > depth; pdepth--)
+		*pse = (*pse)->parent;
+	while ((*se)->bs != (*pse)->bs) {
+		*se = (*se)->parent;
+		*pse = (*pse)->parent;
+	}
 }
 
 /* Should the runnable @p take the CPU from what runs on @rq now? */
 static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 {
 	struct task_struct *curr = rq->curr;
+	struct sched_bvt_entity *se, *pse;
 
 	if (curr->sched_class != &bvt_sched_class) {
 		if (sched_class_above(&bvt_sched_class, curr->sched_class))
@@ -433,17 +631,27 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	}
 
 	update_curr_bvt(rq);
-	if (vt_before(bvt_evt(&p->bvt), bvt_evt(&curr->bvt)))
+	se = &curr->bvt;
+	pse = &p->bvt;
+	bvt_find_match(&se, &pse);
+	if (vt_before(bvt_evt(pse), bvt_evt(se)))
 		resched_curr(rq);
 }
 
+static void bvt_queue_push(struct rq *rq);
+
 static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
+	struct sched_bvt_entity *se = &p->bvt;
+
 	update_curr_bvt(rq);
-	bvt_warp_try(rq, &p->bvt, flags & ENQUEUE_WAKEUP ? BVT_WARP_WAKEUP :
-						       BVT_WARP_PARAMS);
-	bvt_enqueue_entity(bvt_root(rq), &p->bvt, flags);
+	bvt_attach(rq, se);
+	bvt_warp_try(rq, se, flags & ENQUEUE_WAKEUP ? BVT_WARP_WAKEUP :
+						  BVT_WARP_PARAMS);
+	bvt_enqueue_entity(se->bs, se, flags);
+	bvt_levels_update(se);
 	rq->bvt.nr_running++;
+	rq->bvt.load += bvt_weight(se);
 	add_nr_running(rq, 1);
 }
 
@@ -452,28 +660,46 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	struct sched_bvt_entity *se = &p->bvt;
 
 	update_curr_bvt(rq);
-	/* Blocking ends a warp; a deferred one is tried again on wakeup. */
+	/*
+	 * Blocking ends a warp, and the one a signal gave; a deferred one is
+	 * tried again on wakeup.
+	 */
 	if (flags & DEQUEUE_SLEEP) {
+		se->sig_warp = 0;
 		if (se->warped)
 			bvt_warp_end(se, rq_clock(rq), BVT_WARP_BLOCK);
 		bvt_unwarp_timer_cancel(se);
 	}
-	bvt_dequeue_entity(bvt_root(rq), se);
+	bvt_dequeue_entity(se->bs, se);
+	bvt_levels_update(se);
 	rq->bvt.nr_running--;
+	rq->bvt.load -= bvt_weight(se);
 	sub_nr_running(rq, 1);
 	return true;
 }
 
-/* Step behind the next entity in line, if there is one. */
+/*
+ * Step behind the next entity in line, at the lowest level that has one:
+ * a thread alone in the best-effort level yields the level's turn.
+ */
 static void yield_task_bvt(struct rq *rq)
 {
 	struct sched_bvt_entity *se = &rq->curr->bvt;
 	struct sched_bvt_entity *next;
 
+	update_rq_clock(rq);
 	update_curr_bvt(rq);
-	next = bvt_timeline_first(bvt_root(rq));
-	if (next && !vt_before(bvt_evt(next), bvt_evt(se)))
-		se->avt += bvt_evt(next) - bvt_evt(se) + 1;
+	/* The clock is fresh for the schedule() that follows. */
+	rq_clock_skip_update(rq);
+	for_each_bvt_entity(se) {
+		next = bvt_timeline_first(se->bs);
+		if (!next)
+			continue;
+		if (!vt_before(bvt_evt(next), bvt_evt(se)))
+			se->avt += bvt_evt(next) - bvt_evt(se) + 1;
+		bvt_levels_update(se);
+		return;
+	}
 }
 
 static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
@@ -481,24 +707,34 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_check_preempt(rq, p);
 }
 
+/* From the root down, the entity with the least E, to a thread. */
 static struct task_struct *pick_task_bvt(struct rq *rq)
 {
+	struct bvt_sched *bs = &rq->bvt.root.sched;
 	struct sched_bvt_entity *se;
 
 	if (!rq->bvt.nr_running)
 		return NULL;
 
 	update_curr_bvt(rq);
-	se = bvt_pick_entity(bvt_root(rq));
-	return se ? bvt_task_of(se) : NULL;
+	do {
+		se = bvt_pick_entity(bs);
+		if (SCHED_WARN_ON(!se))
+			return NULL;
+		bs = se->my_sched;
+	} while (bs);
+	return bvt_task_of(se);
 }
 
 static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 			      struct task_struct *next)
 {
+	struct sched_bvt_entity *se = &p->bvt;
+
 	update_curr_bvt(rq);
 	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
-	bvt_put_curr(bvt_root(rq), &p->bvt);
+	for_each_bvt_entity(se)
+		bvt_put_curr(se->bs, se);
 }
 
 static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
@@ -506,37 +742,56 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	struct sched_bvt_entity *se = &p->bvt;
 
 	p->se.exec_start = rq_clock_task(rq);
-	bvt_set_curr(bvt_root(rq), se);
+	for_each_bvt_entity(se)
+		bvt_set_curr(se->bs, se);
+	se = &p->bvt;
 	bvt_limit_timer_arm(rq, se);
-	if (first)
-		trace_sched_bvt_pick(p, se->avt, bvt_evt(se),
-				     bvt_root(rq)->svt);
+	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->bs->svt);
+	if (!first)
+		return;
+	trace_sched_bvt_pick(p, se->avt, bvt_evt(se), se->bs->svt);
+	bvt_queue_push(rq);
 }
 
+/*
+ * At every level, the running entity keeps the CPU until it has used its
+ * allowance over the next one there.
+ */
 static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 {
+	unsigned int allowance = READ_ONCE(sysctl_sched_bvt_allowance_ns);
+	struct sched_bvt_entity *se = &p->bvt;
 	struct sched_bvt_entity *next;
 
 	update_curr_bvt(rq);
-	next = bvt_timeline_first(bvt_root(rq));
-	if (next && bvt_allowance_used(&p->bvt, next,
-				       READ_ONCE(sysctl_sched_bvt_allowance_ns)))
-		resched_curr(rq);
+	for_each_bvt_entity(se) {
+		next = bvt_timeline_first(se->bs);
+		if (next && bvt_allowance_used(se, next, allowance)) {
+			resched_curr(rq);
+			return;
+		}
+	}
 }
 
 /*
  * A child starts at its parent's A.  It may be placed on another CPU before
- * it is first enqueued, so keep A relative to this CPU's SVT until then.
+ * it is first enqueued, so keep A relative to its level's SVT until then.
+ * A reservation is not inherited: the child starts in the best-effort
+ * level (see init_bvt_entity()).
  */
 static void task_fork_bvt(struct task_struct *p)
 {
 	struct rq *rq = this_rq();
 	struct rq_flags rf;
+	s64 lag = 0;
 
 	rq_lock(rq, &rf);
 	update_rq_clock(rq);
-	update_curr_bvt(rq);
-	p->bvt.avt = current->bvt.avt - bvt_root(rq)->svt;
+	if (current->sched_class == &bvt_sched_class) {
+		update_curr_bvt(rq);
+		lag = bvt_lag(&current->bvt);
+	}
+	p->bvt.avt = lag;
 	p->bvt.vt_relative = 1;
 	rq_unlock(rq, &rf);
 }
@@ -544,8 +799,11 @@ static void task_fork_bvt(struct task_struct *p)
 /* A task entering the class starts at the present: no credit, no debt. */
 static void switching_to_bvt(struct rq *rq, struct task_struct *p)
 {
-	p->bvt.avt = bvt_root(rq)->svt;
-	p->bvt.vt_relative = 0;
+	struct sched_bvt_entity *se = &p->bvt;
+
+	bvt_attach(rq, se);
+	se->avt = se->bs->svt;
+	se->vt_relative = 0;
 }
 
 /* Leaving the class, or dying: no warp, and no timer left behind. */
@@ -553,6 +811,7 @@ static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
 {
 	struct sched_bvt_entity *se = &p->bvt;
 
+	se->sig_warp = 0;
 	if (se->warped)
 		bvt_warp_end(se, rq_clock(rq), BVT_WARP_PARAMS);
 	bvt_unwarp_timer_cancel(se);
@@ -563,15 +822,21 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 	bvt_forget_warp(rq, p);
 }
 
+static void bvt_re_release(struct task_struct *p);
+
 static void task_dead_bvt(struct task_struct *p)
 {
 	bvt_unwarp_timer_cancel(&p->bvt);
+	bvt_re_release(p);
 }
 
 static void switched_to_bvt(struct rq *rq, struct task_struct *p)
 {
-	if (task_on_rq_queued(p) && !task_current(rq, p))
+	if (!task_on_rq_queued(p))
+		return;
+	if (!task_current(rq, p))
 		bvt_check_preempt(rq, p);
+	bvt_queue_push(rq);
 }
 
 static void prio_changed_bvt(struct rq *rq, struct task_struct *p, int oldprio)
@@ -593,43 +858,200 @@ static int balance_bvt(struct rq *rq, struct task_struct *prev,
 	       sched_rt_runnable(rq) || rq->bvt.nr_running;
 }
 
-/* Wake up on the allowed CPU with the fewest BVT tasks, @prev_cpu on ties. */
+/*
+ * SMP.  The paper's multiprocessor BVT runs, on every CPU, the runnable
+ * thread with the least E system-wide, adding the migration penalty M to
+ * the E of a thread that last ran on another CPU.  Here every CPU has its
+ * own runqueue and its own SVT, and virtual times are compared across CPUs
+ * as distances from the SVT of each: that is what migration keeps.  Two
+ * things approximate the global rule:
+ *
+ *  - a waking thread goes to the CPU where its E, plus M if that is not
+ *    the CPU it last ran on, is furthest below the E of what runs there
+ *    (an idle CPU, or one running only fair tasks, is best): a warped
+ *    thread moves to run at once, a batch thread stays;
+ *  - a CPU that picks a thread while others wait pushes a waiting one to
+ *    a CPU where BVT has less load, if that evens the load out: with equal
+ *    weights, no CPU runs two threads more than another.
+ */
+
+/* Does @rq run nothing that a BVT thread would wait for? */
+static bool bvt_cpu_free(struct rq *rq)
+{
+	return !READ_ONCE(rq->bvt.nr_running) &&
+	       !READ_ONCE(rq->rt.rt_nr_running) &&
+	       !READ_ONCE(rq->dl.dl_nr_running);
+}
+
+/*
+ * How far behind the running BVT thread of @cpu the waking @p would be, in
+ * virtual time: negative when it would preempt it.  S64_MAX when @cpu runs
+ * something above BVT.
+ */
+static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
+{
+	struct sched_bvt_entity *se = &p->bvt;
+	struct rq *rq = cpu_rq(cpu);
+	s64 evt;
+
+	if (available_idle_cpu(cpu) || bvt_cpu_free(rq))
+		return S64_MIN;
+	if (READ_ONCE(rq->rt.rt_nr_running) || READ_ONCE(rq->dl.dl_nr_running))
+		return S64_MAX;
+
+	/* Sleeping earns no credit: it wakes at SVT at the earliest. */
+	evt = max_t(s64, bvt_lag(se), 0);
+	if (bvt_wants_warp(se))
+		evt -= se->params.warp;
+	if (cpu != prev_cpu)
+		evt += READ_ONCE(sysctl_sched_bvt_migration_penalty_ns);
+	return evt - READ_ONCE(rq->bvt.curr_lag);
+}
+
 static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 {
-	unsigned int nr, best_nr = UINT_MAX;
+	s64 margin, best_margin = S64_MAX;
 	int cpu, best_cpu = prev_cpu;
 
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 
 	if (cpumask_test_cpu(prev_cpu, p->cpus_ptr) && cpu_active(prev_cpu))
-		best_nr = READ_ONCE(cpu_rq(prev_cpu)->bvt.nr_running);
+		best_margin = bvt_wake_margin(p, prev_cpu, prev_cpu);
 
 	for_each_cpu_and(cpu, p->cpus_ptr, cpu_active_mask) {
-		nr = READ_ONCE(cpu_rq(cpu)->bvt.nr_running);
-		if (nr < best_nr) {
-			best_nr = nr;
+		if (best_margin == S64_MIN)
+			break;
+		margin = bvt_wake_margin(p, cpu, prev_cpu);
+		if (margin < best_margin ||
+		    (best_cpu == prev_cpu && best_margin == S64_MAX)) {
+			best_margin = margin;
 			best_cpu = cpu;
 		}
 	}
+	if (best_cpu != prev_cpu)
+		trace_sched_bvt_migrate(p, prev_cpu, best_cpu, false,
+			READ_ONCE(sysctl_sched_bvt_migration_penalty_ns));
 	return best_cpu;
 }
 
 /*
  * Virtual times of different CPUs are unrelated: carry A across as its
- * distance from the SVT of the CPU it leaves.  A waking task is not
- * queued and its old runqueue is not locked; a stale SVT only misplaces
- * it by what that CPU ran since, and the wakeup clamp to SVT bounds it.
+ * distance from the SVT of its level on the CPU it leaves.  A waking task
+ * is not queued and its old runqueue is not locked; a stale SVT only
+ * misplaces it by what that CPU ran since, and the wakeup clamp to SVT
+ * bounds it.
  */
 static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 {
 	struct sched_bvt_entity *se = &p->bvt;
 
-	if (!se->vt_relative) {
-		se->avt -= READ_ONCE(task_rq(p)->bvt.root.svt);
-		se->vt_relative = 1;
-	}
+	se->avt = bvt_lag(se);
+	se->vt_relative = 1;
 }
+
+static bool bvt_can_push(struct rq *rq, struct task_struct *p)
+{
+	return !task_on_cpu(rq, p) && p->nr_cpus_allowed > 1 &&
+	       !is_migration_disabled(p);
+}
+
+/* The waiting thread of @bs with the least E that may move. */
+static struct task_struct *bvt_pushable_in(struct rq *rq, struct bvt_sched *bs)
+{
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&bs->timeline); node; node = rb_next(node)) {
+		struct sched_bvt_entity *se = __node_2_bse(node);
+
+		if (bvt_entity_is_task(se) && bvt_can_push(rq, bvt_task_of(se)))
+			return bvt_task_of(se);
+	}
+	return NULL;
+}
+
+static struct task_struct *bvt_pushable_task(struct rq *rq)
+{
+	return bvt_pushable_in(rq, &rq->bvt.root.sched) ?:
+	       bvt_pushable_in(rq, &rq->bvt.be.sched);
+}
+
+/*
+ * Where @p, waiting on @rq, should go: a CPU free for it, or the one with
+ * the least BVT load if moving @p there evens the load out.  -1: stay.
+ */
+static int bvt_push_target(struct rq *rq, struct task_struct *p)
+{
+	unsigned long load, least = rq->bvt.load - bvt_weight(&p->bvt);
+	int cpu, target = -1;
+
+	for_each_cpu_and(cpu, p->cpus_ptr, cpu_active_mask) {
+		if (cpu == cpu_of(rq))
+			continue;
+		if (bvt_cpu_free(cpu_rq(cpu)))
+			return cpu;
+		load = READ_ONCE(cpu_rq(cpu)->bvt.load);
+		if (load < least) {
+			least = load;
+			target = cpu;
+		}
+	}
+	return target;
+}
+
+/* Move one waiting thread off @rq, if that helps.  Called with @rq locked. */
+static bool bvt_push_one(struct rq *rq)
+{
+	struct task_struct *p = bvt_pushable_task(rq);
+	struct rq *dst;
+	bool moved = false;
+	int cpu;
+
+	if (!p)
+		return false;
+	cpu = bvt_push_target(rq, p);
+	if (cpu < 0)
+		return false;
+
+	dst = cpu_rq(cpu);
+	get_task_struct(p);
+	/* This may drop rq->lock: check that @p may still move. */
+	double_lock_balance(rq, dst);
+	if (task_rq(p) == rq && task_on_rq_queued(p) && bvt_can_push(rq, p) &&
+	    p->sched_class == &bvt_sched_class &&
+	    cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu)) {
+		trace_sched_bvt_migrate(p, cpu_of(rq), cpu, true,
+			READ_ONCE(sysctl_sched_bvt_migration_penalty_ns));
+		deactivate_task(rq, p, 0);
+		set_task_cpu(p, cpu);
+		activate_task(dst, p, 0);
+		wakeup_preempt(dst, p, 0);
+		moved = true;
+	}
+	double_unlock_balance(rq, dst);
+	put_task_struct(p);
+	return moved;
+}
+
+static void bvt_push_tasks(struct rq *rq)
+{
+	unsigned int budget = rq->bvt.nr_running;
+
+	while (budget-- && rq->bvt.nr_running > 1 && bvt_push_one(rq))
+		;
+}
+
+static DEFINE_PER_CPU(struct balance_callback, bvt_push_head);
+
+/* Threads wait on @rq: try to move some, once the rq lock is free. */
+static void bvt_queue_push(struct rq *rq)
+{
+	if (rq->bvt.nr_running > 1)
+		queue_balance_callback(rq, &per_cpu(bvt_push_head, cpu_of(rq)),
+				       bvt_push_tasks);
+}
+#else
+static void bvt_queue_push(struct rq *rq) { }
 #endif /* CONFIG_SMP */
 
 DEFINE_SCHED_CLASS(bvt) = {
@@ -664,27 +1086,49 @@ DEFINE_SCHED_CLASS(bvt) = {
 	.update_curr		= update_curr_bvt,
 };
 
-void init_bvt_rq(struct bvt_rq *bvt_rq)
-{
-	bvt_rq->root.timeline = RB_ROOT_CACHED;
-	bvt_rq->root.curr = NULL;
-	bvt_rq->root.svt = 0;
-	bvt_rq->root.nr_queued = 0;
-	bvt_rq->nr_running = 0;
-	hrtimer_init(&bvt_rq->limit_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	bvt_rq->limit_timer.function = bvt_limit_timer_fn;
-}
-
+/*
+ * A task's scheduling state starts afresh at fork; its parameters are
+ * inherited, but not a place in the reserved-effort level: that takes an
+ * admission of its own.
+ */
 void init_bvt_entity(struct sched_bvt_entity *se)
 {
 	RB_CLEAR_NODE(&se->run_node);
 	se->on_rq = 0;
 	se->vt_relative = 0;
 	se->warped = 0;
+	se->warp = 0;
 	se->warp_ran = 0;
 	se->warp_ended = 0;
+	se->bs = NULL;
+	se->parent = NULL;
+	se->my_sched = NULL;
+	se->re_weight = 0;
+	se->sig_warp = 0;
+	se->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
 	hrtimer_init(&se->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	se->unwarp_timer.function = bvt_unwarp_timer_fn;
+}
+
+static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above)
+{
+	memset(lv, 0, sizeof(*lv));
+	init_bvt_entity(&lv->se);
+	lv->sched.timeline = RB_ROOT_CACHED;
+	lv->se.my_sched = &lv->sched;
+	lv->se.bs = above ? &above->sched : NULL;
+	bvt_level_refresh(lv);
+}
+
+void init_bvt_rq(struct bvt_rq *bvt_rq)
+{
+	init_bvt_level(&bvt_rq->root, NULL);
+	init_bvt_level(&bvt_rq->be, &bvt_rq->root);
+	bvt_rq->nr_running = 0;
+	bvt_rq->load = 0;
+	bvt_rq->curr_lag = 0;
+	hrtimer_init(&bvt_rq->limit_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	bvt_rq->limit_timer.function = bvt_limit_timer_fn;
 }
 
 /*
@@ -700,6 +1144,11 @@ static void bvt_params_from_attr(struct sched_bvt_params *params,
 	params->unwarp = attr->sched_bvt_unwarp;
 }
 
+static inline bool bvt_reserved_attr(const struct sched_attr *attr)
+{
+	return attr->sched_bvt_flags & SCHED_BVT_FLAG_RESERVED;
+}
+
 static bool bvt_params_valid(const struct sched_bvt_params *params)
 {
 	u64 limit = params->warp_limit;
@@ -709,13 +1158,8 @@ static bool bvt_params_valid(const struct sched_bvt_params *params)
 	       params->warp >= 0 && params->warp <= SCHED_BVT_WARP_MAX &&
 	       (!limit || (limit >= SCHED_BVT_WARP_LIMIT_MIN &&
 			   limit <= SCHED_BVT_TIME_MAX)) &&
-	       params->unwarp <= SCHED_BVT_TIME_MAX;
-}
-
-/* The warp a thread may run with, 0 when it has none. */
-static inline s64 bvt_params_warp(const struct sched_bvt_params *params)
-{
-	return params->flags & SCHED_BVT_FLAG_WARP ? params->warp : 0;
+	       params->unwarp <= SCHED_BVT_TIME_MAX &&
+	       (!bvt_reserved(params) || params->weight);
 }
 
 /* How long it may run warped; no limit is the longest. */
@@ -728,18 +1172,21 @@ static inline u64 bvt_params_limit(const struct sched_bvt_params *params)
  * Does going from @old (at weight @old_weight) to @new raise a thread's
  * claim on the CPU?  As with nice, raising it takes CAP_SYS_NICE and
  * giving some of it up never does: a weight above the nice-0 weight and
- * above the current one, more warp, or longer or more frequent warping.
+ * above the current one, more warp, or longer or more frequent warping,
+ * and anything in the reserved-effort level.  W counts whether or not
+ * SCHED_BVT_FLAG_WARP is set, as an SA_BVT_WARP handler runs with it:
+ * the flag alone is the thread's own switch.
  */
 static bool bvt_params_raise(const struct sched_bvt_params *old, u32 old_weight,
 			     const struct sched_bvt_params *new)
 {
-	s64 warp = bvt_params_warp(new);
-
+	if (bvt_reserved(new))
+		return true;
 	if (new->weight > SCHED_BVT_WEIGHT_DEFAULT && new->weight > old_weight)
 		return true;
-	if (!warp)
+	if (!new->warp)
 		return false;
-	return warp > bvt_params_warp(old) ||
+	return new->warp > old->warp ||
 	       bvt_params_limit(new) > bvt_params_limit(old) ||
 	       new->unwarp < old->unwarp;
 }
@@ -769,13 +1216,24 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 	return bvt_params_raise(&old, old_weight, &new);
 }
 
-/* Called with @p dequeued: the warp starts again, if wanted, on enqueue. */
+/*
+ * Called with @p dequeued: the warp starts again, if wanted, on enqueue.
+ * A thread that changes level keeps its distance from the SVT of its
+ * level.
+ */
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
 {
 	struct sched_bvt_entity *se = &p->bvt;
+	bool was_reserved = bvt_reserved(&se->params);
+	bool in_class = p->sched_class == &bvt_sched_class;
 
+	if (in_class && bvt_reserved_attr(attr) != was_reserved) {
+		se->avt = bvt_lag(se);
+		se->vt_relative = 1;
+		trace_sched_bvt_level(p, !was_reserved);
+	}
 	bvt_params_from_attr(&se->params, attr);
-	if (!bvt_wants_warp(se) && p->sched_class == &bvt_sched_class)
+	if (!bvt_wants_warp(se) && in_class)
 		bvt_forget_warp(task_rq(p), p);
 }
 
@@ -790,6 +1248,54 @@ void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
 	attr->sched_bvt_unwarp = params->unwarp;
 }
 
+/*
+ * Admission to the reserved-effort level.  Its threads' weights add up
+ * against the best-effort level's: if they all ran on one CPU, they would
+ * hold total / (total + best-effort weight) of it, and that may not pass
+ * kernel.sched_bvt_re_share_pct.  Weights are counted as admitted; a
+ * reserved-effort thread has one of its own (nice does not change it).
+ */
+static DEFINE_RAW_SPINLOCK(bvt_re_lock);
+static u64 bvt_re_total;
+
+static bool bvt_re_fits(u64 total, u32 be_weight, unsigned int pct)
+{
+	return total * 100 <= (u64)pct * (total + be_weight);
+}
+
+/*
+ * Take or give back @p's reservation for the policy and parameters it is
+ * about to get: -EBUSY if it does not fit.  Called with @p's rq locked,
+ * after every other check of sched_setattr().
+ */
+int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
+{
+	u32 old = p->bvt.re_weight, new = 0;
+	u64 total;
+
+	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
+		return 0;
+	if (bvt_policy(policy) && bvt_reserved_attr(attr))
+		new = attr->sched_bvt_weight;
+
+	guard(raw_spinlock)(&bvt_re_lock);
+	total = bvt_re_total - old + new;
+	if (new > old &&
+	    !bvt_re_fits(total, READ_ONCE(sysctl_sched_bvt_be_weight),
+			 READ_ONCE(sysctl_sched_bvt_re_share_pct)))
+		return -EBUSY;
+	bvt_re_total = total;
+	p->bvt.re_weight = new;
+	return 0;
+}
+
+static void bvt_re_release(struct task_struct *p)
+{
+	guard(raw_spinlock_irqsave)(&bvt_re_lock);
+	bvt_re_total -= p->bvt.re_weight;
+	p->bvt.re_weight = 0;
+}
+
 /* SCHED_RESET_ON_FORK: the child keeps the class but no privilege. */
 void bvt_reset_on_fork(struct task_struct *p)
 {
@@ -799,17 +1305,37 @@ void bvt_reset_on_fork(struct task_struct *p)
 
 static unsigned int bvt_allowance_min = 100 * NSEC_PER_USEC;
 static unsigned int bvt_allowance_max = 100 * NSEC_PER_MSEC;
+static unsigned int bvt_time_max = NSEC_PER_SEC;
+static unsigned int bvt_weight_min = SCHED_BVT_WEIGHT_MIN;
+static unsigned int bvt_weight_max = SCHED_BVT_WEIGHT_MAX;
+static unsigned int bvt_pct_max = 99;
 
+#define BVT_SYSCTL(name, min, max)				\
+	{							\
+		.procname	= #name,			\
+		.data		= &sysctl_##name,		\
+		.maxlen		= sizeof(unsigned int),		\
+		.mode		= 0644,				\
+		.proc_handler	= proc_douintvec_minmax,	\
+		.extra1		= (min),			\
+		.extra2		= (max),			\
+	}
+
+/*
+ * Tunables are sysctls, not debugfs files: they are the system's policy
+ * (how much the reserved-effort level may take, how the best-effort level
+ * competes with it), to be set at boot from sysctl.conf on kernels without
+ * debugfs, and read at every use, so that a change takes effect at once.
+ */
 static struct ctl_table bvt_sysctls[] = {
-	{
-		.procname	= "sched_bvt_allowance_ns",
-		.data		= &sysctl_sched_bvt_allowance_ns,
-		.maxlen		= sizeof(unsigned int),
-		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= &bvt_allowance_min,
-		.extra2		= &bvt_allowance_max,
-	},
+	BVT_SYSCTL(sched_bvt_allowance_ns, &bvt_allowance_min,
+		   &bvt_allowance_max),
+	BVT_SYSCTL(sched_bvt_migration_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
+	BVT_SYSCTL(sched_bvt_be_weight, &bvt_weight_min, &bvt_weight_max),
+	BVT_SYSCTL(sched_bvt_be_warp_ns, SYSCTL_ZERO, &bvt_time_max),
+	BVT_SYSCTL(sched_bvt_be_threshold_ns, SYSCTL_ZERO, &bvt_time_max),
+	BVT_SYSCTL(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
+	BVT_SYSCTL(sched_bvt_re_share_pct, SYSCTL_ZERO, &bvt_pct_max),
 };
 
 static int __init sched_bvt_sysctl_init(void)

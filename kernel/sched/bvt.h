@@ -16,14 +16,28 @@ struct task_struct;
 
 /*
  * One BVT scheduler: the runnable entities it dispatches, ordered by
- * effective virtual time, and its scheduler virtual time (SVT).  Every
- * level of the BVT hierarchy is one of these.
+ * effective virtual time, and its scheduler virtual time (SVT).
  */
 struct bvt_sched {
 	struct rb_root_cached		timeline;	/* queued, not running */
 	struct sched_bvt_entity		*curr;		/* picked, not in timeline */
 	u64				svt;		/* least A of the runnable */
 	unsigned int			nr_queued;	/* runnable, curr included */
+};
+
+/*
+ * A level of the BVT hierarchy: a scheduler, and the entity that stands
+ * for it in the level above.  The reserved-effort root, the best-effort
+ * level and the cooperation domains are all levels; the root's entity is
+ * never queued.  A level below the root runs warped when the entity it
+ * would run is warped: with that entity's warp in direct mode, or with
+ * its own warp when that entity's reaches the threshold (threshold mode).
+ */
+struct bvt_level {
+	struct sched_bvt_entity		se;
+	struct bvt_sched		sched;
+	unsigned int			direct;
+	s64				threshold;
 };
 
 /* Why a thread started or stopped running warped (sched_bvt tracepoints). */
@@ -33,12 +47,16 @@ enum bvt_warp_reason {
 	BVT_WARP_BLOCK,		/* it blocked */
 	BVT_WARP_LIMIT,		/* it ran warped for L */
 	BVT_WARP_PARAMS,	/* sched_setattr(), class change, migration */
+	BVT_WARP_SIGNAL,	/* an SA_BVT_WARP handler began or returned */
 };
 
 /* The per-CPU part of SCHED_BVT, in struct rq. */
 struct bvt_rq {
-	struct bvt_sched		root;
+	struct bvt_level		root;		/* reserved effort */
+	struct bvt_level		be;		/* best effort */
 	unsigned int			nr_running;	/* runnable BVT tasks */
+	unsigned long			load;		/* their total weight */
+	s64				curr_lag;	/* E - SVT of the running one */
 	struct hrtimer			limit_timer;	/* L of the running task */
 };
 
@@ -55,6 +73,7 @@ bool __checkparam_bvt(const struct sched_attr *attr);
 bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr);
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr);
 void __getparam_bvt(struct task_struct *p, struct sched_attr *attr);
+int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr);
 void bvt_reset_on_fork(struct task_struct *p);
 
 #else /* !CONFIG_SCHED_BVT */
@@ -79,6 +98,12 @@ static inline void __setparam_bvt(struct task_struct *p,
 				  const struct sched_attr *attr) { }
 static inline void __getparam_bvt(struct task_struct *p,
 				  struct sched_attr *attr) { }
+static inline int bvt_admit(struct task_struct *p, int policy,
+			    const struct sched_attr *attr)
+{
+	return 0;
+}
+
 static inline void bvt_reset_on_fork(struct task_struct *p) { }
 
 #endif /* CONFIG_SCHED_BVT */

@@ -52,6 +52,7 @@ static void bvt_test_warp_moves_evt(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&se));
 	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * NSEC_PER_MSEC);
 	se.warped = 1;
+	se.warp = se.params.warp;
 	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * NSEC_PER_MSEC);
 	/* The flag without W is no warp. */
 	se.params.warp = 0;
@@ -98,11 +99,13 @@ static void bvt_test_allowance_in_real_time(struct kunit *test)
 
 static void bvt_test_timeline_and_svt(struct kunit *test)
 {
-	struct bvt_rq bvt_rq;
-	struct bvt_sched *bs = &bvt_rq.root;
+	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
 	struct sched_bvt_entity se[3];
+	struct bvt_sched *bs;
 
-	init_bvt_rq(&bvt_rq);
+	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
+	init_bvt_rq(bvt_rq);
+	bs = &bvt_rq->root.sched;
 	bvt_test_entity_init(&se[0], 500, 1024);
 	bvt_test_entity_init(&se[1], 300, 1024);
 	bvt_test_entity_init(&se[2], 400, 1024);
@@ -110,6 +113,7 @@ static void bvt_test_timeline_and_svt(struct kunit *test)
 	se[2].params.flags = SCHED_BVT_FLAG_WARP;
 	se[2].params.warp = 250;
 	se[2].warped = 1;
+	se[2].warp = 250;
 
 	bvt_enqueue_entity(bs, &se[0], 0);
 	bvt_enqueue_entity(bs, &se[1], 0);
@@ -142,11 +146,13 @@ static void bvt_test_timeline_and_svt(struct kunit *test)
 
 static void bvt_test_relative_vt(struct kunit *test)
 {
-	struct bvt_rq bvt_rq;
-	struct bvt_sched *bs = &bvt_rq.root;
+	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
 	struct sched_bvt_entity se;
+	struct bvt_sched *bs;
 
-	init_bvt_rq(&bvt_rq);
+	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
+	init_bvt_rq(bvt_rq);
+	bs = &bvt_rq->root.sched;
 	bs->svt = 1000;
 	/* 50 ahead of the SVT it left: 50 ahead of this one. */
 	bvt_test_entity_init(&se, 50, 1024);
@@ -179,7 +185,12 @@ static void bvt_test_params_valid(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, bvt_params_valid(&p));
 	p = ok; p.weight = SCHED_BVT_WEIGHT_MAX + 1;
 	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
-	p = ok; p.flags = 0x2;
+	p = ok; p.flags = 0x80000000;
+	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
+	/* The reserved-effort level takes an explicit weight. */
+	p = ok; p.flags |= SCHED_BVT_FLAG_RESERVED;
+	KUNIT_EXPECT_TRUE(test, bvt_params_valid(&p));
+	p.weight = 0;
 	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
 	p = ok; p.warp = -1;
 	KUNIT_EXPECT_FALSE(test, bvt_params_valid(&p));
@@ -223,9 +234,85 @@ static void bvt_test_params_raise(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p));
 	p = warp; p.flags = 0;
 	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p));
-	/* A warp flag with no warp is no warp. */
+	/* W without the flag is a claim too (SA_BVT_WARP uses it)... */
+	p = warp; p.flags = 0;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p));
+	/* ...but a warp flag with no warp is no warp. */
 	p = none; p.flags = SCHED_BVT_FLAG_WARP;
 	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 1024, &p));
+}
+
+/* Warp start and end, as the limit timer and a block drive them. */
+static void bvt_test_warp_state(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct sched_bvt_entity se;
+
+	bvt_test_entity_init(&se, 100 * ms, 1024);
+	se.params.flags = SCHED_BVT_FLAG_WARP;
+	se.params.warp = 30 * ms;
+	se.params.warp_limit = 5 * ms;
+	se.params.unwarp = 50 * ms;
+
+	bvt_warp_start(&se, BVT_WARP_WAKEUP);
+	KUNIT_EXPECT_EQ(test, se.warped, 1U);
+	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * ms);
+	KUNIT_EXPECT_EQ(test, se.warp_ran, 0ULL);
+	/* L reached at 1000 ms: unwarped, and U runs from there. */
+	se.warp_ran = 5 * ms;
+	bvt_warp_end(&se, 1000 * ms, BVT_WARP_LIMIT);
+	KUNIT_EXPECT_EQ(test, se.warped, 0U);
+	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1010 * ms), 40 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1050 * ms), 0ULL);
+	/* A new warp starts with nothing run. */
+	bvt_warp_start(&se, BVT_WARP_UNWARP_DONE);
+	KUNIT_EXPECT_EQ(test, se.warp_ran, 0ULL);
+	/* An SA_BVT_WARP signal wants W even without the flag. */
+	se.params.flags = 0;
+	KUNIT_EXPECT_FALSE(test, bvt_wants_warp(&se));
+	se.sig_warp = 1;
+	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&se));
+}
+
+/* A level's warp: the threshold and direct modes. */
+static void bvt_test_level_warp(struct kunit *test)
+{
+	struct bvt_level lv = { };
+	struct sched_bvt_entity head;
+
+	bvt_test_entity_init(&head, 0, 1024);
+	lv.se.params.warp = 7;
+	lv.threshold = 10;
+	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, NULL), 0LL);
+	/* Unwarped head: no warp in either mode. */
+	head.warp = 50;
+	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 0LL);
+	head.warped = 1;
+	/* Threshold: the level's own warp, from the threshold up. */
+	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 7LL);
+	head.warp = 10;
+	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 7LL);
+	head.warp = 9;
+	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 0LL);
+	/* Direct: the head's warp. */
+	lv.direct = 1;
+	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 9LL);
+}
+
+/* Admission: the reserved share against the best-effort weight. */
+static void bvt_test_re_admission(struct kunit *test)
+{
+	/* 75 %: up to three times the best-effort weight. */
+	KUNIT_EXPECT_TRUE(test, bvt_re_fits(3072, 1024, 75));
+	KUNIT_EXPECT_FALSE(test, bvt_re_fits(3073, 1024, 75));
+	KUNIT_EXPECT_TRUE(test, bvt_re_fits(1024, 1024, 50));
+	KUNIT_EXPECT_FALSE(test, bvt_re_fits(1025, 1024, 50));
+	/* 0 % admits nothing but nothing; no overflow at the extremes. */
+	KUNIT_EXPECT_TRUE(test, bvt_re_fits(0, 1, 0));
+	KUNIT_EXPECT_FALSE(test, bvt_re_fits(1, 88761, 0));
+	KUNIT_EXPECT_TRUE(test, bvt_re_fits(99, 1, 99));
+	KUNIT_EXPECT_FALSE(test, bvt_re_fits(1ULL << 40, 1, 99));
 }
 
 static struct kunit_case bvt_test_cases[] = {
@@ -238,6 +325,9 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_relative_vt),
 	KUNIT_CASE(bvt_test_params_valid),
 	KUNIT_CASE(bvt_test_params_raise),
+	KUNIT_CASE(bvt_test_warp_state),
+	KUNIT_CASE(bvt_test_level_warp),
+	KUNIT_CASE(bvt_test_re_admission),
 	{ }
 };
 

@@ -6,6 +6,8 @@
 #include <linux/rbtree_types.h>
 #include <linux/types.h>
 
+struct bvt_sched;
+
 /* A thread's BVT parameters, as set with sched_setattr(2). */
 struct sched_bvt_params {
 	u32				weight;		/* 0: from nice */
@@ -16,18 +18,30 @@ struct sched_bvt_params {
 };
 
 /*
- * A schedulable entity of SCHED_BVT.  All virtual times are in nanoseconds
- * as seen by a weight-1024 entity and compared modulo 2^64.
+ * A schedulable entity of SCHED_BVT: a thread, or a level of the hierarchy
+ * (the best-effort level, a cooperation domain) queued in the level above.
+ * All virtual times are in nanoseconds as seen by a weight-1024 entity and
+ * compared modulo 2^64.
  */
 struct sched_bvt_entity {
 	struct rb_node			run_node;	/* in bvt_sched::timeline */
 	u64				avt;		/* A: actual virtual time */
 	u64				min_avt;	/* least A in this subtree */
 	unsigned int			on_rq;
-	/* avt is relative to the svt of the runqueue it left (fork, migration) */
+	/* avt is relative to the svt of the level it left (fork, migration) */
 	unsigned int			vt_relative;
-	/* E = A - W now */
+	/* E = A - warp now */
 	unsigned int			warped;
+	s64				warp;
+	/* the level it is queued in, and that level's entity (NULL: root) */
+	struct bvt_sched		*bs;
+	struct sched_bvt_entity		*parent;
+	/* a level's own scheduler; NULL for a thread */
+	struct bvt_sched		*my_sched;
+	/* weight admitted to the reserved-effort level, 0 outside it */
+	u32				re_weight;
+	/* an SA_BVT_WARP signal warps it until it next blocks */
+	u32				sig_warp;
 	/* ns run warped since this warp began */
 	u64				warp_ran;
 	/* rq clock when the last warp ended */
@@ -36,5 +50,13 @@ struct sched_bvt_entity {
 	struct hrtimer			unwarp_timer;
 	struct sched_bvt_params		params;
 };
+
+struct task_struct;
+
+#ifdef CONFIG_SCHED_BVT
+void bvt_signal_warp(struct task_struct *p);
+#else
+static inline void bvt_signal_warp(struct task_struct *p) { }
+#endif
 
 #endif /* _LINUX_SCHED_BVT_H */

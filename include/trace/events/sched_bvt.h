@@ -20,6 +20,7 @@ TRACE_DEFINE_ENUM(BVT_WARP_UNWARP_DONE);
 TRACE_DEFINE_ENUM(BVT_WARP_BLOCK);
 TRACE_DEFINE_ENUM(BVT_WARP_LIMIT);
 TRACE_DEFINE_ENUM(BVT_WARP_PARAMS);
+TRACE_DEFINE_ENUM(BVT_WARP_SIGNAL);
 
 #define show_bvt_warp_reason(reason)				\
 	__print_symbolic(reason,				\
@@ -27,7 +28,8 @@ TRACE_DEFINE_ENUM(BVT_WARP_PARAMS);
 			 { BVT_WARP_UNWARP_DONE, "unwarp-passed" },	\
 			 { BVT_WARP_BLOCK, "block" },		\
 			 { BVT_WARP_LIMIT, "limit" },		\
-			 { BVT_WARP_PARAMS, "params" })
+			 { BVT_WARP_PARAMS, "params" },		\
+			 { BVT_WARP_SIGNAL, "signal" })
 
 /* The thread picked to run next on a CPU, with the CPU's SVT. */
 TRACE_EVENT(sched_bvt_pick,
@@ -114,6 +116,65 @@ TRACE_EVENT(sched_bvt_warp_deferred,
 
 	TP_printk("comm=%s pid=%d wait_ns=%llu",
 		  __entry->comm, __entry->pid, __entry->wait_ns)
+);
+
+/*
+ * A thread moves from CPU @src to CPU @dst: placed there at wakeup, where
+ * it runs sooner even with the migration penalty, or pushed there to even
+ * out the BVT load.  @penalty_ns is M, the virtual time charged against
+ * leaving the CPU it last ran on when the choice was made.
+ */
+TRACE_EVENT(sched_bvt_migrate,
+
+	TP_PROTO(struct task_struct *p, int src, int dst, bool push,
+		 u64 penalty_ns),
+
+	TP_ARGS(p, src, dst, push, penalty_ns),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(int,	src)
+		__field(int,	dst)
+		__field(bool,	push)
+		__field(u64,	penalty_ns)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->src	= src;
+		__entry->dst	= dst;
+		__entry->push	= push;
+		__entry->penalty_ns = penalty_ns;
+	),
+
+	TP_printk("comm=%s pid=%d src=%d dst=%d reason=%s penalty=%llu",
+		  __entry->comm, __entry->pid, __entry->src, __entry->dst,
+		  __entry->push ? "push" : "wakeup", __entry->penalty_ns)
+);
+
+/* A thread moves between the reserved-effort and best-effort levels. */
+TRACE_EVENT(sched_bvt_level,
+
+	TP_PROTO(struct task_struct *p, bool reserved),
+
+	TP_ARGS(p, reserved),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(bool,	reserved)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->reserved = reserved;
+	),
+
+	TP_printk("comm=%s pid=%d level=%s", __entry->comm, __entry->pid,
+		  __entry->reserved ? "reserved" : "best-effort")
 );
 
 #endif /* _TRACE_SCHED_BVT_H */

@@ -170,7 +170,7 @@ TEST(out_of_range_fields)
 	for (i = 0; i < 11; i++)
 		bad[i] = warp_attr();
 	bad[n++].sched_bvt_weight = SCHED_BVT_WEIGHT_MAX + 1;
-	bad[n++].sched_bvt_flags = 0x2;
+	bad[n++].sched_bvt_flags = 0x80000000;
 	bad[n++].sched_bvt_warp = -1;
 	bad[n++].sched_bvt_warp = SCHED_BVT_WARP_MAX + 1;
 	bad[n++].sched_bvt_warp_limit = SCHED_BVT_WARP_LIMIT_MIN - 1;

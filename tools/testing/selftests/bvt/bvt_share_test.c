@@ -2,8 +2,10 @@
 /*
  * SCHED_BVT shares the CPU by weight, measured: CPU-bound threads on one
  * CPU get CPU time in proportion to their weights, whether the weights are
- * explicit or come from nice; and SCHED_OTHER tasks are not starved when
- * BVT threads saturate every CPU (the fair server).
+ * explicit or come from nice; a yielding thread steps behind its peer; a
+ * thread waking from a long sleep gets no catch-up burst (SVT); and
+ * SCHED_OTHER tasks are not starved when BVT threads saturate every CPU
+ * (the fair server).
  *
  * Shares are measured with per-thread CPU clocks over 2 s by a SCHED_FIFO
  * controller and compared among the threads themselves, so they do not
@@ -91,6 +93,79 @@ TEST_F(share, weight_from_nice)
 	hogs[0].attr.size = SCHED_ATTR_SIZE_VER0;
 	hogs[1].attr.size = SCHED_ATTR_SIZE_VER1;
 	expect_shares(_metadata, hogs, 2, want);
+}
+
+/*
+ * A thread that calls sched_yield() in a loop beside a CPU-bound peer of
+ * the same weight steps behind it every time it runs: it gets next to
+ * nothing (locally 0.2 %), the peer nearly all (at least 90 %).
+ */
+TEST_F(share, yield_steps_behind_the_peer)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu(), .yield = true },
+	};
+	double share[2];
+
+	ASSERT_EQ(0, median_shares(hogs, 2, RUNS, 1000, share));
+	TH_LOG("median shares: spinner %.3f, yielder %.3f", share[0], share[1]);
+	EXPECT_GE(share[0], 0.90);
+}
+
+struct waker {
+	struct sched_attr attr;
+	int cpu;
+	double cpu_ms;		/* CPU time in the 200 ms after waking */
+	int err;
+};
+
+/* Sleep 2 s, then spin for 200 ms of wall-clock time. */
+static void *waker_main(void *arg)
+{
+	struct waker *w = arg;
+	double start, end;
+
+	if (pin_self(w->cpu) || sys_sched_setattr(0, &w->attr, 0)) {
+		w->err = errno;
+		return NULL;
+	}
+	usleep(2000000);
+	start = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	end = now_s() + 0.2;
+	while (now_s() < end)
+		;
+	w->cpu_ms = (clock_s(CLOCK_THREAD_CPUTIME_ID) - start) * 1e3;
+	return NULL;
+}
+
+/*
+ * SVT: a thread that slept for 2 s wakes up beside a CPU-bound peer of
+ * the same weight.  Had it kept the A it slept with, it would be 1 s of
+ * virtual time behind and take the whole CPU for the next 200 ms; its A
+ * is raised to SVT instead and it gets its half: 100 ms, plus at most the
+ * allowance C (3 ms) of catch-up, and 15 ms for ticks and emulation
+ * (median of three runs).
+ */
+TEST_F(share, sleeper_wakes_at_svt)
+{
+	struct hog peer[1] = { { .attr = bvt_attr(0, 0), .cpu = test_cpu() } };
+	struct waker w = { .attr = bvt_attr(0, 0), .cpu = test_cpu() };
+	double ms[RUNS];
+	pthread_t thread;
+	int run;
+
+	for (run = 0; run < RUNS; run++) {
+		w.cpu_ms = 0;
+		pthread_create(&thread, NULL, waker_main, &w);
+		ASSERT_EQ(0, run_hogs(peer, 1, 2300));
+		pthread_join(thread, NULL);
+		ASSERT_EQ(0, w.err);
+		ms[run] = w.cpu_ms;
+		TH_LOG("run %d: %.1f ms CPU in the 200 ms after waking", run, ms[run]);
+	}
+	EXPECT_LE(median(ms, RUNS), 100 + 3 + 15);
+	EXPECT_GE(median(ms, RUNS), 100 - 3 - 15);
 }
 
 static unsigned long long read_ull(const char *path, unsigned long long def)

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SCHED_BVT across CPUs: threads on a CPU that goes offline move to the
- * others and keep running, in their class, also after it returns.
+ * SCHED_BVT across CPUs, measured: CPU-bound threads, two per CPU, spread
+ * out so that each gets half a CPU; a larger migration penalty M keeps
+ * waking threads on the CPU they last ran on (fewer migrations, counted in
+ * /proc/<pid>/task/<tid>/sched); threads on a CPU that goes offline move
+ * to the others and keep running, in their class, also after it returns.
  */
 #include "bvt_util.h"
 
@@ -11,6 +14,131 @@
 #include "../kselftest_harness.h"
 
 #define NHOGS	4
+#define PENALTY	"kernel/sched_bvt_migration_penalty_ns"
+
+/*
+ * Twice as many unpinned CPU-bound threads as CPUs, weight 1024: each gets
+ * half a CPU, +-10 points (median of three 2 s runs).  A thread's part of
+ * a CPU is its share of all the threads' CPU time times the CPU count:
+ * together they keep every CPU busy.
+ */
+TEST(two_threads_per_cpu_get_half_each)
+{
+	int ncpu = get_nprocs(), n = 2 * ncpu, i;
+	struct hog hogs[MAX_HOGS];
+	double share[MAX_HOGS], part;
+
+	if (n > MAX_HOGS)
+		n = MAX_HOGS, ncpu = n / 2;
+	ASSERT_EQ(0, become_controller());
+	for (i = 0; i < n; i++)
+		hogs[i] = (struct hog){ .attr = bvt_attr(0, 0), .cpu = -1 };
+	ASSERT_EQ(0, median_shares(hogs, n, 3, 2000, share));
+	for (i = 0; i < n; i++) {
+		part = share[i] * ncpu;
+		TH_LOG("thread %d: %.3f of a CPU (ideal 0.5)", i, part);
+		EXPECT_GE(part, 0.4);
+		EXPECT_LE(part, 0.6);
+	}
+}
+
+/* se.nr_migrations of thread @tid, from /proc (CONFIG_SCHED_DEBUG). */
+static long nr_migrations(pid_t tid)
+{
+	char path[64], line[256];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "se.nr_migrations : %ld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+struct sleeper {
+	pthread_t thread;
+	pid_t tid;
+	long migrations;
+	atomic_bool *stop;
+};
+
+/* Run 1 ms, sleep 1 ms, until stopped. */
+static void *sleeper_main(void *arg)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct sleeper *sl = arg;
+	long before;
+
+	sl->tid = gettid();
+	if (sys_sched_setattr(0, &attr, 0)) {
+		sl->migrations = -1;
+		return NULL;
+	}
+	before = nr_migrations(sl->tid);
+	while (!atomic_load(sl->stop)) {
+		spin_cpu_ms(1);
+		usleep(1000);
+	}
+	sl->migrations = nr_migrations(sl->tid) - before;
+	return NULL;
+}
+
+/*
+ * One CPU-bound thread per CPU, and as many threads that run 1 ms and sleep
+ * 1 ms, for 1 s, all unpinned: the sleepers' migrations in total.
+ */
+static long sleeper_migrations(struct __test_metadata *_metadata)
+{
+	int ncpu = get_nprocs(), i;
+	struct sleeper sl[MAX_HOGS];
+	struct hog hogs[MAX_HOGS];
+	atomic_bool stop = false;
+	long total = 0;
+
+	if (ncpu > MAX_HOGS)
+		ncpu = MAX_HOGS;
+	for (i = 0; i < ncpu; i++) {
+		sl[i].stop = &stop;
+		pthread_create(&sl[i].thread, NULL, sleeper_main, &sl[i]);
+		hogs[i] = (struct hog){ .attr = bvt_attr(0, 0), .cpu = -1 };
+	}
+	EXPECT_EQ(0, run_hogs(hogs, ncpu, 1000));
+	atomic_store(&stop, true);
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(sl[i].thread, NULL);
+		EXPECT_GE(sl[i].migrations, 0);
+		total += sl[i].migrations;
+	}
+	return total;
+}
+
+/*
+ * With M = 0 a waking thread goes wherever it would run soonest; with
+ * M = 50 ms it stays where it last ran unless a CPU is free for it.
+ * Locally: (filled in below).
+ */
+TEST(penalty_cuts_migrations)
+{
+	unsigned long long saved = read_sysctl(PENALTY);
+	long none, high;
+
+	if (get_nprocs() < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, become_controller());
+	ASSERT_EQ(0, write_sysctl(PENALTY, 0));
+	none = sleeper_migrations(_metadata);
+	ASSERT_EQ(0, write_sysctl(PENALTY, 50 * NSEC_PER_MSEC));
+	high = sleeper_migrations(_metadata);
+	write_sysctl(PENALTY, saved);
+	TH_LOG("sleepers' migrations in 1 s: %ld with M = 0, %ld with M = 50 ms",
+	       none, high);
+	EXPECT_GE(none, 20);
+	EXPECT_LE(high * 2, none);
+}
 
 static int set_online(int cpu, int online)
 {

@@ -28,6 +28,37 @@
 
 #define NSEC_PER_MSEC	1000000ULL
 
+/* Write @val to a sysctl (procfs path relative to /proc/sys); 0 or -1. */
+static inline int write_sysctl(const char *name, unsigned long long val)
+{
+	char path[256];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%llu\n", val) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+static inline unsigned long long read_sysctl(const char *name)
+{
+	unsigned long long val = 0;
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &val) != 1)
+			val = 0;
+		fclose(f);
+	}
+	return val;
+}
+
 static inline int sys_sched_setattr(pid_t pid, struct sched_attr *attr,
 				    unsigned int flags)
 {
@@ -64,6 +95,15 @@ static inline struct sched_attr bvt_warp_attr(long long warp,
 	attr.sched_bvt_warp = warp;
 	attr.sched_bvt_warp_limit = limit;
 	attr.sched_bvt_unwarp = unwarp;
+	return attr;
+}
+
+/* A reserved-effort SCHED_BVT attr. */
+static inline struct sched_attr bvt_reserved_attr(unsigned int weight)
+{
+	struct sched_attr attr = bvt_attr(weight, 0);
+
+	attr.sched_bvt_flags = SCHED_BVT_FLAG_RESERVED;
 	return attr;
 }
 
@@ -116,6 +156,7 @@ struct hog {
 	/* in: the policy to run under, the CPU */
 	struct sched_attr attr;
 	int cpu;		/* -1: any */
+	bool yield;		/* call sched_yield() in the loop */
 	/* out */
 	pid_t tid;
 	int err;		/* errno of setting it up, 0 if it worked */
@@ -143,7 +184,8 @@ static void *hog_main(void *arg)
 		h->err = errno;
 	atomic_fetch_add(h->ready, 1);
 	while (!atomic_load_explicit(h->stop, memory_order_relaxed))
-		;
+		if (h->yield)
+			sched_yield();
 	return NULL;
 }
 
