@@ -45,6 +45,9 @@
 /* Context switch allowance C, in ns of real time. */
 static unsigned int sysctl_sched_bvt_allowance_ns = 3 * NSEC_PER_MSEC;
 
+/* Minimum charging unit: 0 charges run time exactly. */
+static unsigned int sysctl_sched_bvt_mcu_ns;
+
 /* Migration penalty M, in ns of virtual time of a weight-1024 thread. */
 static unsigned int sysctl_sched_bvt_migration_penalty_ns = NSEC_PER_MSEC;
 
@@ -104,9 +107,6 @@ static inline struct bvt_level *bvt_level_of(struct sched_bvt_entity *se)
 {
 	return container_of(se, struct bvt_level, se);
 }
-
-#define for_each_bvt_entity(se) \
-	for (; se; se = se->parent)
 
 /*
  * The weight an entity runs with: its own, or for a thread without one,
@@ -350,11 +350,10 @@ static void bvt_level_update(struct sched_bvt_entity *se)
 		bvt_timeline_del(bs, se);
 	se->warp = warp;
 	se->warped = warp != 0;
-	if (!se->on_rq) {
+	if (!se->on_rq)
 		bvt_enqueue_entity(bs, se, ENQUEUE_WAKEUP);
-	} else if (se != bs->curr) {
+	else if (se != bs->curr)
 		bvt_timeline_add(bs, se);
-	}
 }
 
 /* Bring the levels above @se up to date with it. */
@@ -365,9 +364,23 @@ static void bvt_levels_update(struct sched_bvt_entity *se)
 }
 
 /*
- * Charge the running task's run time to its A and to the A of every level
- * above it, each at its own weight.
+ * Charge @delta ns of run time (negative: give it back) to @se's A and to
+ * the A of every level above it, each at its own weight.
  */
+static void bvt_charge(struct sched_bvt_entity *se, s64 delta)
+{
+	u64 abs = delta < 0 ? -delta : delta;
+	u64 vt;
+
+	for (; se; se = se->parent) {
+		if (!bvt_entity_is_task(se))
+			bvt_level_update(se);
+		vt = bvt_scale(abs, bvt_weight(se));
+		se->avt += delta < 0 ? -vt : vt;
+		bvt_update_svt(se->bs);
+	}
+}
+
 static void update_curr_bvt(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
@@ -381,16 +394,34 @@ static void update_curr_bvt(struct rq *rq)
 	if (unlikely(delta_exec <= 0))
 		return;
 
+	se->slice_ran += delta_exec;
 	if (se->warped)
 		se->warp_ran += delta_exec;
-	for_each_bvt_entity(se) {
-		if (!bvt_entity_is_task(se))
-			bvt_level_update(se);
-		se->avt += bvt_scale(delta_exec, bvt_weight(se));
-		bvt_update_svt(se->bs);
-	}
-	se = &curr->bvt;
+	bvt_charge(se, delta_exec);
 	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->bs->svt);
+}
+
+/*
+ * The paper charges run time in whole minimum charging units, rounded to
+ * the nearest, trusting the rounding to average out.  @ran ns rounds to
+ * this many ns; an mcu of 0 charges exactly.
+ */
+static u64 bvt_mcu_round(u64 ran, u32 mcu)
+{
+	if (!mcu)
+		return ran;
+	return div64_u64(ran + mcu / 2, mcu) * mcu;
+}
+
+/* The running @se is put: round what it ran since it was picked. */
+static void bvt_charge_mcu(struct sched_bvt_entity *se)
+{
+	u64 ran = se->slice_ran;
+	s64 extra = bvt_mcu_round(ran, READ_ONCE(sysctl_sched_bvt_mcu_ns)) - ran;
+
+	se->slice_ran = 0;
+	if (extra)
+		bvt_charge(se, extra);
 }
 
 /*
@@ -691,7 +722,7 @@ static void yield_task_bvt(struct rq *rq)
 	update_curr_bvt(rq);
 	/* The clock is fresh for the schedule() that follows. */
 	rq_clock_skip_update(rq);
-	for_each_bvt_entity(se) {
+	for (; se; se = se->parent) {
 		next = bvt_timeline_first(se->bs);
 		if (!next)
 			continue;
@@ -733,7 +764,8 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 
 	update_curr_bvt(rq);
 	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
-	for_each_bvt_entity(se)
+	bvt_charge_mcu(se);
+	for (; se; se = se->parent)
 		bvt_put_curr(se->bs, se);
 }
 
@@ -742,7 +774,8 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	struct sched_bvt_entity *se = &p->bvt;
 
 	p->se.exec_start = rq_clock_task(rq);
-	for_each_bvt_entity(se)
+	se->slice_ran = 0;
+	for (; se; se = se->parent)
 		bvt_set_curr(se->bs, se);
 	se = &p->bvt;
 	bvt_limit_timer_arm(rq, se);
@@ -764,7 +797,7 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 	struct sched_bvt_entity *next;
 
 	update_curr_bvt(rq);
-	for_each_bvt_entity(se) {
+	for (; se; se = se->parent) {
 		next = bvt_timeline_first(se->bs);
 		if (next && bvt_allowance_used(se, next, allowance)) {
 			resched_curr(rq);
@@ -875,6 +908,11 @@ static int balance_bvt(struct rq *rq, struct task_struct *prev,
  *    weights, no CPU runs two threads more than another.
  */
 
+static inline u64 bvt_penalty(void)
+{
+	return READ_ONCE(sysctl_sched_bvt_migration_penalty_ns);
+}
+
 /* Does @rq run nothing that a BVT thread would wait for? */
 static bool bvt_cpu_free(struct rq *rq)
 {
@@ -904,7 +942,7 @@ static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 	if (bvt_wants_warp(se))
 		evt -= se->params.warp;
 	if (cpu != prev_cpu)
-		evt += READ_ONCE(sysctl_sched_bvt_migration_penalty_ns);
+		evt += bvt_penalty();
 	return evt - READ_ONCE(rq->bvt.curr_lag);
 }
 
@@ -930,8 +968,7 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 		}
 	}
 	if (best_cpu != prev_cpu)
-		trace_sched_bvt_migrate(p, prev_cpu, best_cpu, false,
-			READ_ONCE(sysctl_sched_bvt_migration_penalty_ns));
+		trace_sched_bvt_migrate(p, prev_cpu, best_cpu, false, bvt_penalty());
 	return best_cpu;
 }
 
@@ -1020,8 +1057,7 @@ static bool bvt_push_one(struct rq *rq)
 	if (task_rq(p) == rq && task_on_rq_queued(p) && bvt_can_push(rq, p) &&
 	    p->sched_class == &bvt_sched_class &&
 	    cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu)) {
-		trace_sched_bvt_migrate(p, cpu_of(rq), cpu, true,
-			READ_ONCE(sysctl_sched_bvt_migration_penalty_ns));
+		trace_sched_bvt_migrate(p, cpu_of(rq), cpu, true, bvt_penalty());
 		deactivate_task(rq, p, 0);
 		set_task_cpu(p, cpu);
 		activate_task(dst, p, 0);
@@ -1100,6 +1136,7 @@ void init_bvt_entity(struct sched_bvt_entity *se)
 	se->warp = 0;
 	se->warp_ran = 0;
 	se->warp_ended = 0;
+	se->slice_ran = 0;
 	se->bs = NULL;
 	se->parent = NULL;
 	se->my_sched = NULL;
@@ -1277,6 +1314,8 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 		return 0;
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))
 		new = attr->sched_bvt_weight;
+	if (new == old)
+		return 0;
 
 	guard(raw_spinlock)(&bvt_re_lock);
 	total = bvt_re_total - old + new;
@@ -1330,6 +1369,7 @@ static unsigned int bvt_pct_max = 99;
 static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL(sched_bvt_allowance_ns, &bvt_allowance_min,
 		   &bvt_allowance_max),
+	BVT_SYSCTL(sched_bvt_mcu_ns, SYSCTL_ZERO, &bvt_allowance_max),
 	BVT_SYSCTL(sched_bvt_migration_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
 	BVT_SYSCTL(sched_bvt_be_weight, &bvt_weight_min, &bvt_weight_max),
 	BVT_SYSCTL(sched_bvt_be_warp_ns, SYSCTL_ZERO, &bvt_time_max),

@@ -315,6 +315,16 @@ static void bvt_test_re_admission(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_re_fits(1ULL << 40, 1, 99));
 }
 
+/* Minimum charging unit: to the nearest unit, exact without one. */
+static void bvt_test_mcu_round(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, bvt_mcu_round(1234567, 0), 1234567ULL);
+	KUNIT_EXPECT_EQ(test, bvt_mcu_round(1499999, 1000000), 1000000ULL);
+	KUNIT_EXPECT_EQ(test, bvt_mcu_round(1500000, 1000000), 2000000ULL);
+	KUNIT_EXPECT_EQ(test, bvt_mcu_round(400000, 1000000), 0ULL);
+	KUNIT_EXPECT_EQ(test, bvt_mcu_round(0, 1000000), 0ULL);
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -328,6 +338,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_warp_state),
 	KUNIT_CASE(bvt_test_level_warp),
 	KUNIT_CASE(bvt_test_re_admission),
+	KUNIT_CASE(bvt_test_mcu_round),
 	{ }
 };
 

@@ -14,6 +14,8 @@
  *   -L, --limit DUR     warp time limit L (0: unlimited)
  *   -U, --unwarp DUR    unwarp time requirement U
  *       --no-warp       disable warping
+ *   -r, --reserved      put it in the reserved-effort level (needs a weight)
+ *       --best-effort   put it back in the best-effort level
  *   -R, --reset-on-fork children do not inherit privileged parameters
  *
  * Setting on a thread that is already SCHED_BVT changes only what is given.
@@ -115,7 +117,10 @@ static int show(pid_t pid)
 		printf(" weight %u", attr.sched_bvt_weight);
 	else
 		printf(" weight from nice");
-	printf(" nice %d warp %s (%s) limit %s unwarp %s%s\n", attr.sched_nice,
+	printf(" %s nice %d warp %s (%s) limit %s unwarp %s%s\n",
+	       attr.sched_bvt_flags & SCHED_BVT_FLAG_RESERVED ?
+			"reserved-effort" : "best-effort",
+	       attr.sched_nice,
 	       duration(attr.sched_bvt_warp, w, sizeof(w)),
 	       attr.sched_bvt_flags & SCHED_BVT_FLAG_WARP ? "on" : "off",
 	       attr.sched_bvt_warp_limit ?
@@ -134,7 +139,8 @@ static void print_usage(int status)
 		"       bvtctl [OPTION]... -p PID\n"
 		"       bvtctl [OPTION]... [--] COMMAND [ARG]...\n"
 		"options: -w/--weight N  -n/--nice N  -W/--warp DUR  -L/--limit DUR\n"
-		"         -U/--unwarp DUR  --no-warp  -R/--reset-on-fork\n"
+		"         -U/--unwarp DUR  --no-warp  -r/--reserved  --best-effort\n"
+		"         -R/--reset-on-fork\n"
 		"DUR is a number with a unit: ns, us, ms or s (e.g. 20ms)\n");
 	exit(status);
 }
@@ -149,6 +155,8 @@ int main(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'L' },
 		{ "unwarp", required_argument, NULL, 'U' },
 		{ "no-warp", no_argument, NULL, 'N' },
+		{ "reserved", no_argument, NULL, 'r' },
+		{ "best-effort", no_argument, NULL, 'B' },
 		{ "reset-on-fork", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -160,7 +168,7 @@ int main(int argc, char **argv)
 	int c;
 
 	/* Start from what the target has, if it already is SCHED_BVT. */
-	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:Rh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:rRh", options, NULL)) != -1) {
 		if (c == 'p' && !parse_int(optarg, 0, INT_MAX, &v)) {
 			fprintf(stderr, "bvtctl: bad pid '%s'\n", optarg);
 			return 1;
@@ -181,7 +189,7 @@ int main(int argc, char **argv)
 	attr.sched_flags &= SCHED_FLAG_RESET_ON_FORK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:Rh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:rRh", options, NULL)) != -1) {
 		unsigned long long ns;
 
 		switch (c) {
@@ -216,6 +224,12 @@ int main(int argc, char **argv)
 		case 'N':
 			attr.sched_bvt_flags &= ~SCHED_BVT_FLAG_WARP;
 			break;
+		case 'r':
+			attr.sched_bvt_flags |= SCHED_BVT_FLAG_RESERVED;
+			break;
+		case 'B':
+			attr.sched_bvt_flags &= ~SCHED_BVT_FLAG_RESERVED;
+			break;
 		case 'R':
 			attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
 			break;
@@ -237,8 +251,10 @@ int main(int argc, char **argv)
 
 	if (syscall(SYS_sched_setattr, pid < 0 ? 0 : pid, &attr, 0)) {
 		fprintf(stderr, "bvtctl: sched_setattr: %s%s\n", strerror(errno),
-			errno == EPERM ? " (raising weight or warp needs CAP_SYS_NICE)" :
-			errno == EINVAL ? " (a value out of range)" :
+			errno == EPERM ?
+				" (raising weight or warp, or reserving, needs CAP_SYS_NICE)" :
+			errno == EINVAL ? " (a value out of range, or reserved without a weight)" :
+			errno == EBUSY ? " (no room in the reserved-effort level)" :
 			errno == E2BIG ? " (this kernel has no SCHED_BVT)" : "");
 		return 1;
 	}

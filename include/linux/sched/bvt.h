@@ -44,6 +44,8 @@ struct sched_bvt_entity {
 	u32				sig_warp;
 	/* ns run warped since this warp began */
 	u64				warp_ran;
+	/* ns run since it was last picked (minimum charging unit) */
+	u64				slice_ran;
 	/* rq clock when the last warp ended */
 	u64				warp_ended;
 	/* U: starts a deferred warp when it has passed */

@@ -16,6 +16,7 @@
  */
 #include "bvt_util.h"
 
+#include <math.h>
 #include <sys/sysinfo.h>
 
 #include "../kselftest_harness.h"
@@ -166,6 +167,85 @@ TEST_F(share, sleeper_wakes_at_svt)
 	}
 	EXPECT_LE(median(ms, RUNS), 100 + 3 + 15);
 	EXPECT_GE(median(ms, RUNS), 100 - 3 - 15);
+}
+
+/* bvt.avt of the calling thread in ms, from /proc (CONFIG_SCHED_DEBUG). */
+static double own_avt_ms(void)
+{
+	char path[64], line[256];
+	double avt = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", gettid());
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "bvt.avt : %lf", &avt) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return avt;
+}
+
+struct short_runner {
+	double avt_ms;		/* how far A moved over 20 runs of 3 ms */
+	int err;
+};
+
+static void *short_runner_main(void *arg)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct short_runner *sr = arg;
+	double before;
+	int i;
+
+	if (pin_self(test_cpu()) || sys_sched_setattr(0, &attr, 0)) {
+		sr->err = errno;
+		return NULL;
+	}
+	usleep(1000);
+	before = own_avt_ms();
+	for (i = 0; i < 20; i++) {
+		spin_cpu_ms(3);
+		usleep(2000);
+	}
+	sr->avt_ms = own_avt_ms() - before;
+	return NULL;
+}
+
+static double short_runs_avt(struct __test_metadata *_metadata,
+			     unsigned int mcu_ns)
+{
+	struct short_runner sr = { };
+	pthread_t thread;
+
+	EXPECT_EQ(0, write_sysctl("kernel/sched_bvt_mcu_ns", mcu_ns));
+	pthread_create(&thread, NULL, short_runner_main, &sr);
+	pthread_join(thread, NULL);
+	EXPECT_EQ(0, sr.err);
+	return sr.avt_ms;
+}
+
+/*
+ * The minimum charging unit: a thread alone on its CPU runs 3 ms at a
+ * time (a little more with the system calls around it), twenty times.
+ * Charged exactly, its A moves by what it ran; with an mcu of 5 ms every
+ * run is charged 5 ms, so A moves by a multiple of 5 ms (to within 1 ms:
+ * both readings are taken early in a run), and by more than exactly.  (A
+ * run rounded down would show nothing here: alone, the thread wakes at
+ * SVT, which its unrounded A has already moved.)
+ */
+TEST_F(share, mcu_rounds_each_run)
+{
+	double exact, rounded, units;
+
+	exact = short_runs_avt(_metadata, 0);
+	rounded = short_runs_avt(_metadata, 5 * NSEC_PER_MSEC);
+	write_sysctl("kernel/sched_bvt_mcu_ns", 0);
+	units = rounded / 5;
+	TH_LOG("A moved %.3f ms charged exactly, %.3f ms with a 5 ms mcu",
+	       exact, rounded);
+	EXPECT_GT(rounded, exact);
+	EXPECT_LE(fabs(rounded - 5 * (long)(units + 0.5)), 1.0);
 }
 
 static unsigned long long read_ull(const char *path, unsigned long long def)

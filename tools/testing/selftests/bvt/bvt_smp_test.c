@@ -43,7 +43,7 @@ TEST(two_threads_per_cpu_get_half_each)
 }
 
 /* se.nr_migrations of thread @tid, from /proc (CONFIG_SCHED_DEBUG). */
-static long nr_migrations(pid_t tid)
+static long migrations_of(pid_t tid)
 {
 	char path[64], line[256];
 	long n = -1;
@@ -78,12 +78,12 @@ static void *sleeper_main(void *arg)
 		sl->migrations = -1;
 		return NULL;
 	}
-	before = nr_migrations(sl->tid);
+	before = migrations_of(sl->tid);
 	while (!atomic_load(sl->stop)) {
 		spin_cpu_ms(1);
 		usleep(1000);
 	}
-	sl->migrations = nr_migrations(sl->tid) - before;
+	sl->migrations = migrations_of(sl->tid) - before;
 	return NULL;
 }
 

@@ -166,23 +166,29 @@ struct hog {
 	clockid_t clock;
 	atomic_int *ready;
 	atomic_bool *stop;
+	int go;			/* read end of a pipe: a byte means start */
 };
 
 /* How long the last run_hogs() measured, in wall-clock seconds. */
 static double hogs_wall_s;
 
+/*
+ * A hog pins itself and waits, asleep, for its policy: the controller sets
+ * it from outside, so that no hog can be starved by another (a warped one,
+ * say) before it has told the controller it is ready.
+ */
 static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
+	char c;
 
 	h->tid = gettid();
 	h->err = 0;
 	if (h->cpu >= 0 && pin_self(h->cpu))
 		h->err = errno;
-	/* Threads inherit the controller's SCHED_FIFO: always set a policy. */
-	if (!h->err && sys_sched_setattr(0, &h->attr, 0))
-		h->err = errno;
 	atomic_fetch_add(h->ready, 1);
+	if (read(h->go, &c, 1) != 1)
+		return NULL;
 	while (!atomic_load_explicit(h->stop, memory_order_relaxed))
 		if (h->yield)
 			sched_yield();
@@ -202,16 +208,26 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 	atomic_int ready = 0;
 	atomic_bool stop = false;
 	double *start = calloc(n, sizeof(*start));
+	int go[2], i, ret = 0;
 	double t0;
-	int i, ret = 0;
 
+	if (pipe(go))
+		return -1;
 	for (i = 0; i < n; i++) {
 		hogs[i].ready = &ready;
 		hogs[i].stop = &stop;
+		hogs[i].go = go[0];
 		pthread_create(&hogs[i].thread, NULL, hog_main, &hogs[i]);
 	}
 	while (atomic_load(&ready) < n)
 		usleep(1000);
+	/* Threads inherit the controller's SCHED_FIFO: always set a policy. */
+	for (i = 0; i < n; i++)
+		if (!hogs[i].err && sys_sched_setattr(hogs[i].tid, &hogs[i].attr, 0))
+			hogs[i].err = errno;
+	for (i = 0; i < n; i++)
+		if (write(go[1], "g", 1) != 1)
+			ret = -1;
 	t0 = now_s();
 	for (i = 0; i < n; i++) {
 		pthread_getcpuclockid(hogs[i].thread, &hogs[i].clock);
@@ -227,6 +243,8 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 		if (hogs[i].err)
 			ret = -1;
 	}
+	close(go[0]);
+	close(go[1]);
 	free(start);
 	return ret;
 }

@@ -269,7 +269,7 @@ TEST_F(warp, warp_within_unwarp_is_deferred)
 #define SA_UNSUPPORTED	0x00000400	/* <asm-generic/signal-defs.h> */
 #endif
 
-static _Atomic double sig_sent;
+static atomic_llong sig_sent_ns;
 static double sig_delay_ms[SIGNALS];
 static atomic_int sig_count;
 static atomic_bool sig_stop;
@@ -279,7 +279,7 @@ static void on_sigusr1(int sig)
 	int n = atomic_load(&sig_count);
 
 	if (n < SIGNALS)
-		sig_delay_ms[n] = (now_s() - atomic_load(&sig_sent)) * 1e3;
+		sig_delay_ms[n] = (now_s() * 1e9 - atomic_load(&sig_sent_ns)) / 1e6;
 	atomic_store(&sig_count, n + 1);
 }
 
@@ -313,7 +313,7 @@ static void *sig_sender_main(void *arg)
 		return NULL;
 	for (i = 0; i < SIGNALS; i++) {
 		usleep(10000);
-		atomic_store(&sig_sent, now_s());
+		atomic_store(&sig_sent_ns, (long long)(now_s() * 1e9));
 		pthread_kill(t->thread, SIGUSR1);
 	}
 	return NULL;

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# bvtctl runs a command with SCHED_BVT parameters, shows and changes them
-# on a running pid, and answers bad input and a missing privilege with an
-# error message and a non-zero exit status.
+# bvtctl runs a command with SCHED_BVT parameters, in either level, shows
+# and changes them on a running pid, and answers bad input, a missing
+# privilege and a full reserved-effort level with an error message and a
+# non-zero exit status.
 
 DIR=$(dirname "$(readlink -f "$0")")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -14,7 +15,7 @@ if [ ! -x "$BVTCTL" ]; then
 	ktap_skip_all "no bvtctl at $BVTCTL"
 	exit 4
 fi
-ktap_set_plan 5
+ktap_set_plan 7
 
 # expect DESCRIPTION PATTERN COMMAND...: COMMAND's output matches PATTERN.
 expect() {
@@ -29,7 +30,7 @@ expect() {
 }
 
 expect "runs a command with the given parameters" \
-	"pid *: SCHED_BVT weight 2048 nice 0 warp 20ms (on) limit 5ms unwarp 50ms" \
+	"pid *: SCHED_BVT weight 2048 best-effort nice 0 warp 20ms (on) limit 5ms unwarp 50ms" \
 	"$BVTCTL" --weight 2048 --warp 20ms --limit 5ms --unwarp 50ms -- \
 	sh -c 'exec "$0" -p $$' "$BVTCTL"
 
@@ -37,10 +38,18 @@ sleep 60 &
 pid=$!
 "$BVTCTL" --weight 512 --warp 2ms -p "$pid" >/dev/null
 "$BVTCTL" --nice 3 --no-warp -p "$pid" >/dev/null
-expect "changes only what is given on a pid" \
-	"pid $pid: SCHED_BVT weight 512 nice 3 warp 2ms (off) limit unlimited unwarp 0ns" \
+want="weight 512 best-effort nice 3 warp 2ms (off) limit unlimited unwarp 0ns"
+expect "changes only what is given on a pid" "pid $pid: SCHED_BVT $want" \
 	"$BVTCTL" -p "$pid"
 kill "$pid"
+
+expect "runs a command in the reserved-effort level" \
+	"pid *: SCHED_BVT weight 1024 reserved-effort nice 0 *" \
+	"$BVTCTL" --reserved --weight 1024 -- sh -c 'exec "$0" -p $$' "$BVTCTL"
+
+expect "a reservation that does not fit fails with EBUSY" \
+	"bvtctl: sched_setattr: Device or resource busy*" \
+	"$BVTCTL" --reserved --weight 88761 true
 
 expect "refuses a duration without a known unit" \
 	"bvtctl: bad value '20xs' for -W*" \
