@@ -949,24 +949,27 @@ static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 {
 	s64 margin, best_margin = S64_MAX;
-	int cpu, best_cpu = prev_cpu;
+	int cpu, best_cpu = -1;
 
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 
-	if (cpumask_test_cpu(prev_cpu, p->cpus_ptr) && cpu_active(prev_cpu))
+	/* Ties go to the CPU it last ran on. */
+	if (cpumask_test_cpu(prev_cpu, p->cpus_ptr) && cpu_active(prev_cpu)) {
+		best_cpu = prev_cpu;
 		best_margin = bvt_wake_margin(p, prev_cpu, prev_cpu);
-
+	}
 	for_each_cpu_and(cpu, p->cpus_ptr, cpu_active_mask) {
 		if (best_margin == S64_MIN)
 			break;
 		margin = bvt_wake_margin(p, cpu, prev_cpu);
-		if (margin < best_margin ||
-		    (best_cpu == prev_cpu && best_margin == S64_MAX)) {
+		if (best_cpu < 0 || margin < best_margin) {
 			best_margin = margin;
 			best_cpu = cpu;
 		}
 	}
+	if (best_cpu < 0)
+		return prev_cpu;	/* the core finds a fallback */
 	if (best_cpu != prev_cpu)
 		trace_sched_bvt_migrate(p, prev_cpu, best_cpu, false, bvt_penalty());
 	return best_cpu;

@@ -51,7 +51,9 @@ FIXTURE_TEARDOWN(warp)
 /*
  * A thread that wakes every 10 ms and runs 1 ms, next to two CPU-bound
  * threads: with warp (W 20 ms, L 5 ms, U 5 ms: every wake-up may warp) its
- * median wake-up delay is at most a fifth of its delay without warp.
+ * median wake-up delay is at most a fifth of its delay without warp.  Each
+ * is the median of three 1 s runs, taken in turns: once in about twenty
+ * check runs a whole second under TCG was slow (1.7 ms warped).
  */
 TEST_F(warp, cuts_wake_up_delay)
 {
@@ -60,14 +62,17 @@ TEST_F(warp, cuts_wake_up_delay)
 		.period_ms = 10, .run_ms = 1,
 	};
 	struct periodic warped = plain;
-	double d_plain, d_warped;
+	double d_plain[3], d_warped[3];
+	int run;
 
 	warped.attr = bvt_warp_attr(20 * MS, 5 * MS, 5 * MS);
-	d_plain = periodic_delay(_metadata, &plain);
-	d_warped = periodic_delay(_metadata, &warped);
-	TH_LOG("median wake-up delay: %.3f ms unwarped, %.3f ms warped",
-	       d_plain, d_warped);
-	EXPECT_LE(d_warped * 5, d_plain);
+	for (run = 0; run < 3; run++) {
+		d_plain[run] = periodic_delay(_metadata, &plain);
+		d_warped[run] = periodic_delay(_metadata, &warped);
+		TH_LOG("run %d: median wake-up delay %.3f ms unwarped, %.3f ms warped",
+		       run, d_plain[run], d_warped[run]);
+	}
+	EXPECT_LE(median(d_warped, 3) * 5, median(d_plain, 3));
 }
 
 /*
