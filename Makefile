@@ -1,5 +1,5 @@
 # Host-side entry points; see README.md.
-.PHONY: demo check build series clean
+.PHONY: demo check build series repro clean
 
 demo:
 	host/demo.sh
@@ -14,6 +14,11 @@ build:
 
 series:
 	host/series.sh check
+
+# make repro EXP=mpeg-grep [VARIANT=short]: one of the paper's experiments.
+EXP ?= mpeg-grep
+repro:
+	host/repro.sh $(EXP) $(VARIANT)
 
 clean:
 	rm -rf build

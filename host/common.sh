@@ -14,6 +14,7 @@ SRC=$BUILD/linux			# patched source tree (a git repository)
 OBJ=$BUILD/obj				# kernel build output (make O=)
 VENV=$BUILD/venv
 VIRTME_NG_VERSION=1.42
+MATPLOTLIB_VERSION=3.9.2
 export PATH="$VENV/bin:$PATH"	# vng runs virtme-run from PATH
 
 JOBS=${JOBS:-$(nproc)}

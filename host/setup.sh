@@ -9,6 +9,7 @@ PACKAGES=(
 	xz-utils ccache git python3-venv
 	qemu-system-x86 busybox-static
 	rt-tests trace-cmd linux-perf stress-ng
+	ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config
 )
 
 missing=()
@@ -41,4 +42,8 @@ if [ ! -x "$VENV/bin/vng" ] ||
 	mkdir -p "$BUILD"
 	python3 -m venv "$VENV"
 	"$VENV/bin/pip" install -q "virtme-ng==$VIRTME_NG_VERSION"
+fi
+if ! "$VENV/bin/python" -c 'import matplotlib' 2>/dev/null; then
+	step "installing matplotlib $MATPLOTLIB_VERSION into $VENV"
+	"$VENV/bin/pip" install -q "matplotlib==$MATPLOTLIB_VERSION"
 fi

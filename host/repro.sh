@@ -1,0 +1,61 @@
+#!/bin/bash
+# Reproduce one of the BVT paper's experiments in the patched kernel:
+#
+#   repro.sh EXPERIMENT [short]
+#
+# boots the kernel once, runs every configuration of EXPERIMENT in that boot
+# (repro/EXPERIMENT.py), and writes repro/results/EXPERIMENT[-short]/:
+# results.json (raw, with kernel, vCPUs and accelerator), table.md and PNG
+# plots (repro/report.py).  "short" is the quick variant "make demo" runs.
+. "$(dirname "$0")/common.sh"
+
+exp=${1:?usage: repro.sh EXPERIMENT [short]}
+variant=${2:-}
+script=$TOP/repro/${exp//-/_}.py
+[ -f "$script" ] || die "no experiment $exp ($script)"
+
+"$TOP/host/setup.sh"
+"$TOP/host/prepare-tree.sh"
+"$TOP/host/build.sh"
+"$TOP/host/build-tests.sh"
+
+# The player, and a clip made from FFmpeg's test source (nothing is
+# downloaded): 25 fps MPEG-2, 704x576 like a PAL DVD.
+mkdir -p "$BUILD/bin" "$BUILD/repro"
+if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ]; then
+	step "building the player"
+	gcc -O2 -Wall -o "$BUILD/bin/player" "$TOP/repro/player.c" \
+		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
+fi
+clip=$BUILD/repro/clip.mpg
+if [ ! -f "$clip" ]; then
+	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
+	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=704x576:rate=25 \
+		-t 20 -c:v mpeg2video -b:v 4000k "$clip"
+fi
+
+cpus=2
+seconds=10 runs=3
+[ "$variant" = short ] && seconds=6 runs=1
+out=$TOP/repro/results/$exp${variant:+-$variant}
+mkdir -p "$out"
+guest=$BUILD/repro/guest-$exp
+rm -rf "$guest"
+mkdir -p "$guest"
+# The grep side reads the kernel's own sources through the guest's 9p root.
+"$TOP/host/boot.sh" "$cpus" "$guest" 3600 \
+	python3 "$script" --player "$BUILD/bin/player" --clip "$clip" \
+	--tree "$SRC/kernel" --seconds "$seconds" --runs "$runs" \
+	--out "$guest/results.json" || true
+[ -f "$guest/results.json" ] || {
+	tail -40 "$guest/console.log" >&2
+	die "the experiment did not finish; see $guest/console.log"
+}
+python3 - "$guest/results.json" "$(cat "$guest/accel")" "$out/results.json" <<'EOF'
+import json, sys
+res = json.load(open(sys.argv[1]))
+res["accel"] = sys.argv[2]
+json.dump(res, open(sys.argv[3], "w"), indent=1)
+EOF
+"$VENV/bin/python" "$TOP/repro/report.py" "$out"
+step "results in ${out#$TOP/}: results.json, table.md, *.png"
