@@ -14,7 +14,7 @@ variant=${2:-}
 script=$TOP/repro/${exp//-/_}.py
 [ -f "$script" ] || die "no experiment $exp ($script)"
 
-"$TOP/host/setup.sh"
+"$TOP/host/setup.sh" repro
 "$TOP/host/prepare-tree.sh"
 "$TOP/host/build.sh"
 "$TOP/host/build-tests.sh"

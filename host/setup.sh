@@ -1,6 +1,8 @@
 #!/bin/bash
 # Install what the build, the guest and the tests need: Debian packages and a
 # project-local virtualenv with virtme-ng.  Skips whatever is already there.
+# "setup.sh repro" also installs what the paper's experiments need (FFmpeg
+# and its libraries, matplotlib), which "make check" does not.
 . "$(dirname "$0")/common.sh"
 
 PACKAGES=(
@@ -9,8 +11,9 @@ PACKAGES=(
 	xz-utils ccache git python3-venv
 	qemu-system-x86 busybox-static
 	rt-tests trace-cmd linux-perf stress-ng
-	ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config
 )
+[ "${1:-}" = repro ] &&
+	PACKAGES+=(ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -43,7 +46,7 @@ if [ ! -x "$VENV/bin/vng" ] ||
 	python3 -m venv "$VENV"
 	"$VENV/bin/pip" install -q "virtme-ng==$VIRTME_NG_VERSION"
 fi
-if ! "$VENV/bin/python" -c 'import matplotlib' 2>/dev/null; then
+if [ "${1:-}" = repro ] && ! "$VENV/bin/python" -c 'import matplotlib' 2>/dev/null; then
 	step "installing matplotlib $MATPLOTLIB_VERSION into $VENV"
 	"$VENV/bin/pip" install -q "matplotlib==$MATPLOTLIB_VERSION"
 fi
