@@ -45,7 +45,7 @@ mkdir -p "$guest"
 # The grep side reads the kernel's own sources through the guest's 9p root.
 "$TOP/host/boot.sh" "$cpus" "$guest" 3600 \
 	python3 "$script" --player "$BUILD/bin/player" --clip "$clip" \
-	--tree "$SRC/kernel" --seconds "$seconds" --runs "$runs" \
+	--tree "$SRC/kernel" --copy "$guest" --seconds "$seconds" --runs "$runs" \
 	--out "$guest/results.json" || true
 [ -f "$guest/results.json" ] || {
 	tail -40 "$guest/console.log" >&2

@@ -46,6 +46,32 @@ CONFIGS = {
 DEFAULT_CONFIGS = list(CONFIGS)
 
 
+def fstype(path):
+    """The type of the file system path is on (/proc/mounts)."""
+    best, kind = "", "?"
+    path = os.path.realpath(path)
+    with open("/proc/mounts") as f:
+        for line in f:
+            _, mnt, typ = line.split()[:3]
+            if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) \
+                    and len(mnt) >= len(best):
+                best, kind = mnt, typ
+    return kind
+
+
+def tmpfs_copy(tree, base):
+    """Copy tree into a tmpfs under base (mounting one if base is not)."""
+    where = os.path.join(base, "grep-tree")
+    os.makedirs(where, exist_ok=True)
+    if fstype(where) != "tmpfs":
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs",
+                        where], check=True)
+    copy = os.path.join(where, os.path.basename(tree))
+    subprocess.run(["rm", "-rf", copy], check=True)
+    subprocess.run(["cp", "-r", tree, copy], check=True)
+    return copy
+
+
 def tree_bytes(tree):
     total = 0
     for root, _, files in os.walk(tree):
@@ -166,8 +192,8 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
     ap.add_argument("--copy", default="/tmp",
-                    help="copy the tree into this (tmpfs) directory first; "
-                    "'' greps it where it is")
+                    help="copy the tree into a tmpfs under this directory "
+                    "first; '' greps it where it is")
     args = ap.parse_args()
 
     # The controller outranks everything it measures.
@@ -188,11 +214,9 @@ def main():
         # Under TCG the 9p server shares the host's cores with the vCPUs,
         # so grep over 9p waits for the emulator, not for the CPU it is
         # meant to compete for: read the tree over 9p once, into tmpfs.
-        copy = os.path.join(args.copy, os.path.basename(args.tree))
-        subprocess.run(["rm", "-rf", copy])
-        subprocess.run(["cp", "-r", args.tree, copy], check=True)
-        result["tree_copied_to"] = copy
-        args.tree = copy
+        args.tree = tmpfs_copy(args.tree, args.copy)
+        result["tree_copied_to"] = args.tree
+    result["tree_fs"] = fstype(args.tree)
     # Warm the page cache so that every configuration reads the same way.
     subprocess.run(GREP + [args.tree],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

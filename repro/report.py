@@ -53,9 +53,10 @@ def mpeg_grep_table(res):
 
 def header(res):
     return ("%s: kernel %s, %d vCPUs (%s), %s s per configuration, "
-            "%d run(s)\n\n" % (res["experiment"], res["kernel"],
-                               res["vcpus"], res.get("accel", "?"),
-                               res["seconds"], res["runs"]))
+            "%d run(s), %d greps over %s MB (%s)\n\n" % (
+                res["experiment"], res["kernel"], res["vcpus"],
+                res.get("accel", "?"), res["seconds"], res["runs"],
+                res["greps"], res["tree_mb"], res.get("tree_fs", "?")))
 
 
 def mpeg_grep_plots(res, outdir):
