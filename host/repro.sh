@@ -19,34 +19,37 @@ script=$TOP/repro/${exp//-/_}.py
 "$TOP/host/build.sh"
 "$TOP/host/build-tests.sh"
 
-# The player, and a clip made from FFmpeg's test source (nothing is
-# downloaded): 25 fps MPEG-2, 704x576 like a PAL DVD.
-mkdir -p "$BUILD/bin" "$BUILD/repro"
-if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ]; then
-	step "building the player"
-	gcc -O2 -Wall -o "$BUILD/bin/player" "$TOP/repro/player.c" \
-		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
-fi
-clip=$BUILD/repro/clip.mpg
-if [ ! -f "$clip" ]; then
-	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
-	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=704x576:rate=25 \
-		-t 20 -c:v mpeg2video -b:v 4000k "$clip"
-fi
-
 cpus=2
 seconds=10 runs=3
 [ "$variant" = short ] && seconds=6 runs=1
+guest=$BUILD/repro/guest-$exp
+args=()
+if [ "$exp" = mpeg-grep ]; then
+	# The player, and a clip made from FFmpeg's test source (nothing is
+	# downloaded): 25 fps MPEG-2, 704x576 like a PAL DVD.  The grep side
+	# reads the kernel's own sources through the guest's 9p root.
+	mkdir -p "$BUILD/bin" "$BUILD/repro"
+	if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ]; then
+		step "building the player"
+		gcc -O2 -Wall -o "$BUILD/bin/player" "$TOP/repro/player.c" \
+			$(pkg-config --cflags --libs libavformat libavcodec libavutil)
+	fi
+	clip=$BUILD/repro/clip.mpg
+	if [ ! -f "$clip" ]; then
+		step "making a 20 s MPEG-2 clip from FFmpeg's test source"
+		ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=704x576:rate=25 \
+			-t 20 -c:v mpeg2video -b:v 4000k "$clip"
+	fi
+	args=(--player "$BUILD/bin/player" --clip "$clip" --tree "$SRC/kernel"
+	      --copy "$guest" --seconds "$seconds")
+fi
+
 out=$TOP/repro/results/$exp${variant:+-$variant}
 mkdir -p "$out"
-guest=$BUILD/repro/guest-$exp
 rm -rf "$guest"
 mkdir -p "$guest"
-# The grep side reads the kernel's own sources through the guest's 9p root.
 "$TOP/host/boot.sh" "$cpus" "$guest" 3600 \
-	python3 "$script" --player "$BUILD/bin/player" --clip "$clip" \
-	--tree "$SRC/kernel" --copy "$guest" --seconds "$seconds" --runs "$runs" \
-	--out "$guest/results.json" || true
+	python3 "$script" "${args[@]}" --runs "$runs" --out "$guest/results.json" || true
 [ -f "$guest/results.json" ] || {
 	tail -40 "$guest/console.log" >&2
 	die "the experiment did not finish; see $guest/console.log"

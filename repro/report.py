@@ -51,6 +51,22 @@ def mpeg_grep_table(res):
     return "\n".join(rows) + "\n"
 
 
+def overhead_table(res):
+    rows = ["%s: kernel %s, %d vCPUs (%s), %d run(s) each, alternating\n"
+            % (res["experiment"], res["kernel"], res["vcpus"],
+               res.get("accel", "?"), res["runs"]),
+            "| benchmark | SCHED_OTHER (s) | SCHED_BVT (s) | BVT / OTHER |",
+            "|---|---|---|---|"]
+    for bench, ratio in res["ratio"].items():
+        t = {p: [r["time_s"] for r in res["runs_data"]
+                 if r["bench"] == bench and r["policy"] == p]
+             for p in ("other", "bvt")}
+        rows.append("| %s | %s | %s | %.3f |" % (
+            bench, spread(t["other"], "%.3f"), spread(t["bvt"], "%.3f"),
+            ratio))
+    return "\n".join(rows) + "\n"
+
+
 def header(res):
     return ("%s: kernel %s, %d vCPUs (%s), %s s per configuration, "
             "%d run(s), %d greps over %s MB (%s)\n\n" % (
@@ -107,11 +123,15 @@ def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
         res = json.load(f)
-    table = header(res) + mpeg_grep_table(res)
+    if res["experiment"] == "overhead":
+        table = overhead_table(res)
+    else:
+        table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(table)
     print(table)
-    mpeg_grep_plots(res, outdir)
+    if res["experiment"] == "mpeg-grep":
+        mpeg_grep_plots(res, outdir)
 
 
 if __name__ == "__main__":
