@@ -60,8 +60,9 @@ def fstype(path):
 
 
 def tmpfs_copy(tree, base):
-    """Copy tree into a tmpfs under base (mounting one if base is not)."""
-    where = os.path.join(base, "grep-tree")
+    """Copy tree (a directory or a file) into a tmpfs under base, mounting
+    one if base is not on tmpfs."""
+    where = os.path.join(base, "tmpfs")
     os.makedirs(where, exist_ok=True)
     if fstype(where) != "tmpfs":
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs",
@@ -212,9 +213,11 @@ def main():
     }
     if args.copy:
         # Under TCG the 9p server shares the host's cores with the vCPUs,
-        # so grep over 9p waits for the emulator, not for the CPU it is
-        # meant to compete for: read the tree over 9p once, into tmpfs.
+        # so grep (and the player) reading over 9p wait for the emulator,
+        # not for the CPU they are meant to compete for: read the tree and
+        # the clip over 9p once, into tmpfs.
         args.tree = tmpfs_copy(args.tree, args.copy)
+        args.clip = tmpfs_copy(args.clip, args.copy)
         result["tree_copied_to"] = args.tree
     result["tree_fs"] = fstype(args.tree)
     # Warm the page cache so that every configuration reads the same way.
