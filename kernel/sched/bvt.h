@@ -47,7 +47,7 @@ enum bvt_warp_reason {
 	BVT_WARP_BLOCK,		/* it blocked */
 	BVT_WARP_LIMIT,		/* it ran warped for L */
 	BVT_WARP_PARAMS,	/* sched_setattr(), class change, migration */
-	BVT_WARP_SIGNAL,	/* an SA_BVT_WARP handler began or returned */
+	BVT_WARP_SIGNAL,	/* an SA_BVT_WARP signal is on its way */
 };
 
 /* The per-CPU part of SCHED_BVT, in struct rq. */
