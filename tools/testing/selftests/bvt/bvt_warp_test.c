@@ -334,6 +334,7 @@ static double signal_delay(struct __test_metadata *_metadata, int flags)
 	};
 	struct sig_target t = { .err = 0 };
 	pthread_t sender;
+	int n;
 
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	atomic_store(&sig_count, 0);
@@ -348,8 +349,15 @@ static double signal_delay(struct __test_metadata *_metadata, int flags)
 	pthread_kill(t.thread, SIGUSR1);
 	pthread_join(t.thread, NULL);
 	EXPECT_EQ(0, t.err);
-	EXPECT_GE(atomic_load(&sig_count), SIGNALS);
-	return median(sig_delay_ms, SIGNALS);
+	/*
+	 * Standard signals do not queue: one sent while the last is pending
+	 * is merged with it, as happens when a slow guest falls 10 ms behind.
+	 */
+	n = atomic_load(&sig_count);
+	if (n > SIGNALS)
+		n = SIGNALS;
+	EXPECT_GE(n, SIGNALS * 9 / 10);
+	return n ? median(sig_delay_ms, n) : 0;
 }
 
 TEST_F(warp, signal_handler_runs_warped)
