@@ -202,23 +202,6 @@ static void *short_runner_main(void *arg)
 	return NULL;
 }
 
-/* bvt.avt of thread @tid in ms, from /proc (CONFIG_SCHED_DEBUG). */
-static double avt_ms(pid_t tid)
-{
-	char path[64], line[256];
-	double avt = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "bvt.avt : %lf", &avt) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return avt;
-}
-
 /* How far the runner's A moves over its runs, with @mcu_ns. */
 static double short_runs_avt(struct __test_metadata *_metadata,
 			     unsigned int mcu_ns)
@@ -234,11 +217,11 @@ static double short_runs_avt(struct __test_metadata *_metadata,
 	while (atomic_load(&sr.phase) < 1)
 		usleep(1000);
 	usleep(20000);
-	moved = -avt_ms(sr.tid);
+	moved = -proc_sched_field(sr.tid, "bvt.avt");
 	while (atomic_load(&sr.phase) < 2)
 		usleep(1000);
 	usleep(20000);
-	moved += avt_ms(sr.tid);
+	moved += proc_sched_field(sr.tid, "bvt.avt");
 	pthread_join(thread, NULL);
 	EXPECT_EQ(0, sr.err);
 	return moved;

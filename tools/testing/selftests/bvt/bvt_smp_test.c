@@ -42,23 +42,6 @@ TEST(two_threads_per_cpu_get_half_each)
 	}
 }
 
-/* se.nr_migrations of thread @tid, from /proc (CONFIG_SCHED_DEBUG). */
-static long migrations_of(pid_t tid)
-{
-	char path[64], line[256];
-	long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "se.nr_migrations : %ld", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
-}
-
 struct sleeper {
 	pthread_t thread;
 	pid_t tid;
@@ -78,12 +61,12 @@ static void *sleeper_main(void *arg)
 		sl->migrations = -1;
 		return NULL;
 	}
-	before = migrations_of(sl->tid);
+	before = proc_sched_field(sl->tid, "se.nr_migrations");
 	while (!atomic_load(sl->stop)) {
 		spin_cpu_ms(1);
 		usleep(1000);
 	}
-	sl->migrations = migrations_of(sl->tid) - before;
+	sl->migrations = proc_sched_field(sl->tid, "se.nr_migrations") - before;
 	return NULL;
 }
 

@@ -119,6 +119,32 @@ static inline struct sched_attr other_attr(int nice)
 	return attr;
 }
 
+/*
+ * A numeric field ("bvt.avt", "se.nr_migrations") of thread @tid of this
+ * process, from /proc/self/task/TID/sched (CONFIG_SCHED_DEBUG); -1 if it
+ * is not there.  Times are in ms.
+ */
+static inline double proc_sched_field(pid_t tid, const char *field)
+{
+	char path[64], line[256];
+	size_t len = strlen(field);
+	double v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *colon = strchr(line, ':');
+
+		if (!strncmp(line, field, len) && line[len] == ' ' && colon &&
+		    sscanf(colon + 1, "%lf", &v) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
 static inline double now_s(void)
 {
 	struct timespec ts;
