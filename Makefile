@@ -15,10 +15,12 @@ build:
 series:
 	host/series.sh check
 
-# make repro EXP=mpeg-grep [VARIANT=short]: one of the paper's experiments.
-EXP ?= mpeg-grep
+# make repro [EXP=mpeg-grep] [VARIANT=short]: the paper's experiments, or
+# one of them.
+EXPERIMENTS = mpeg-grep rt web deadlines overhead vtime
+EXP ?= $(EXPERIMENTS)
 repro:
-	host/repro.sh $(EXP) $(VARIANT)
+	for e in $(EXP); do host/repro.sh $$e $(VARIANT) || exit 1; done
 
 clean:
 	rm -rf build

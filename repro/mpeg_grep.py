@@ -20,6 +20,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import procs  # noqa: E402
 import schedattr  # noqa: E402
 
 OTHER = {"policy": "other"}
@@ -89,6 +90,11 @@ def tree_bytes(tree):
 GREP = ["grep", "-r", "-l", "-i", "-E", r"(spin|mutex)_(un)?lock.*bvt_never"]
 
 
+# The greps run this long before the player starts, so that it starts among
+# them rather than beside a CPU still being filled.
+GREP_LEAD_S = 0.5
+
+
 class Grepper(threading.Thread):
     """Runs grep -r over the tree again and again until stop() is called;
     counts the bytes it read (whole passes, and the unfinished last one by
@@ -106,6 +112,10 @@ class Grepper(threading.Thread):
         self.proc = None
 
     def run(self):
+        # This thread, which starts each grep, competes as the greps do
+        # (not at the controller's FIFO priority), and its children start
+        # in the policy without a preexec function (so by vfork: cheap).
+        schedattr.apply(0, self.policy)
         while True:
             t0 = time.monotonic()
             with self.lock:
@@ -113,8 +123,7 @@ class Grepper(threading.Thread):
                     return
                 self.proc = subprocess.Popen(
                     GREP + [self.tree], stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    preexec_fn=schedattr.preexec(self.policy))
+                    stderr=subprocess.DEVNULL)
             _, status, ru = os.wait4(self.proc.pid, 0)
             self.proc.returncode = status  # reaped here
             self.cpu_s += ru.ru_utime + ru.ru_stime
@@ -141,24 +150,24 @@ def run_config(name, args, player_need_s):
         # (I frames cost more than the mean), at most 90 % of it.
         need_ms = min(36.0, max(2.0, 4 * 40 * player_need_s))
         player_policy = dict(player_policy, runtime_ms=round(need_ms, 1))
+    player = None
+    if player_policy:
+        # The player loads its libraries and opens the clip before the
+        # greps start, and plays when told to (see player.c).
+        player = procs.start([args.player, args.clip, str(args.seconds),
+                              "wait"], player_policy)
     start = time.monotonic()
-    stop_at = start + args.seconds
     greps = []
     if grep_policy:
         greps = [Grepper(args.tree, args.tree_bytes, grep_policy)
                  for _ in range(args.greps)]
         for g in greps:
             g.start()
-    player = None
-    if player_policy:
-        out = subprocess.run([args.player, args.clip, str(args.seconds)],
-                             capture_output=True, text=True,
-                             preexec_fn=schedattr.preexec(player_policy))
-        if out.returncode:
-            raise RuntimeError("player failed: " + out.stderr)
-        player = json.loads(out.stdout)
+    if player:
+        time.sleep(GREP_LEAD_S)
+        player = procs.go([player])[0]
     else:
-        time.sleep(max(0, stop_at - time.monotonic()))
+        time.sleep(GREP_LEAD_S + args.seconds)
     for g in greps:
         g.stop()
     for g in greps:
@@ -169,7 +178,7 @@ def run_config(name, args, player_need_s):
     if player:
         lat = player.pop("lateness_ms")
         rec["player"] = player
-        rec["player"]["cpu_share"] = round(player["cpu_s"] / wall, 4)
+        rec["player"]["cpu_share"] = round(player["cpu_s"] / args.seconds, 4)
         rec["lateness_ms"] = lat
     if greps:
         mb = sum(g.bytes for g in greps) / 1e6
@@ -229,7 +238,7 @@ def main():
             rec = run_config(name, args, player_need_s)
             rec["run"] = run
             if name == "player-alone":
-                player_need_s = rec["player"]["cpu_s"] / rec["wall_s"]
+                player_need_s = rec["player"]["cpu_share"]
             result["runs_data"].append(rec)
             summary = {k: v for k, v in rec.items() if k != "lateness_ms"}
             print(json.dumps(summary), flush=True)

@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Scheduler overhead: SCHED_BVT against SCHED_OTHER, in one boot.
 
-Runs "perf bench sched pipe" (two tasks ping-ponging over a pipe: a
-context switch per message) and rt-tests' hackbench (groups of senders
+Runs "perf bench sched pipe" (two tasks ping-ponging over a pipe on one
+CPU: a context switch per message) and rt-tests' hackbench (groups of senders
 and receivers over sockets) with every task in SCHED_OTHER or in
 SCHED_BVT, alternating the two policies run by run, and reports each
 one's time and the BVT/OTHER ratio of the medians.
 
-    overhead.py --out FILE [--runs N]
+With --task (repro/task.c), it also measures the cost of a pick as the
+runnable count grows: N threads (10 to 1000) on one CPU calling
+sched_yield(), each call a pick among N, and reports the time per call.
+
+    overhead.py --out FILE [--runs N] [--task BIN]
 """
 import argparse
 import json
@@ -19,22 +23,32 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import procs  # noqa: E402
 import schedattr  # noqa: E402
 
 POLICIES = {"other": {"policy": "other"}, "bvt": {"policy": "bvt"}}
 BENCHES = {
-    # name: (command, regex for the time in seconds)
+    # name: (command, regex for the time in seconds, pinned to one CPU).
+    # The pipe pair is pinned: unpinned, where the two tasks run (one CPU
+    # or two, with an IPI per message: costly under TCG) decides the time,
+    # not the cost of a switch.
     "pipe": (["perf", "bench", "sched", "pipe", "-l", "5000"],
-             r"Total time:\s+([\d.]+) \[sec\]"),
+             r"Total time:\s+([\d.]+) \[sec\]", True),
     "hackbench": (["hackbench", "-g", "4", "-l", "25", "-s", "100"],
-                  r"Time:\s+([\d.]+)"),
+                  r"Time:\s+([\d.]+)", False),
 }
 
 
 def run_bench(name, policy):
-    cmd, pattern = BENCHES[name]
+    cmd, pattern, pinned = BENCHES[name]
+
+    def setup():
+        if pinned:
+            os.sched_setaffinity(0, {os.cpu_count() - 1})
+        schedattr.apply(0, POLICIES[policy])
+
     out = subprocess.run(cmd, capture_output=True, text=True,
-                         preexec_fn=schedattr.preexec(POLICIES[policy]))
+                         preexec_fn=setup)
     m = re.search(pattern, out.stdout + out.stderr)
     if out.returncode or not m:
         raise RuntimeError("%s failed: %s" % (" ".join(cmd),
@@ -42,10 +56,36 @@ def run_bench(name, policy):
     return float(m.group(1))
 
 
+YIELD_THREADS = (10, 100, 1000)
+YIELD_SECONDS = 2
+
+
+def run_yield(task, threads, policy):
+    """Time per sched_yield() (us) of threads threads on the last CPU."""
+    p = procs.start([task, "yield", str(YIELD_SECONDS), str(threads)],
+                    POLICIES[policy], {os.cpu_count() - 1})
+    res = procs.go([p])[0]
+    return 1e6 * res["wall_s"] / res["n"]
+
+
+def ratios(result, key, unit_of):
+    """BVT/OTHER ratio of the medians of each group of key."""
+    out = {}
+    for group in sorted({r[key] for r in result["runs_data"]
+                         if key in r}, key=str):
+        med = {p: statistics.median(r[unit_of] for r in result["runs_data"]
+                                    if r.get(key) == group
+                                    and r["policy"] == p)
+               for p in POLICIES}
+        out[str(group)] = round(med["bvt"] / med["other"], 4)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--task")
     args = ap.parse_args()
 
     # The controller outranks what it measures; children get a policy each.
@@ -60,14 +100,15 @@ def main():
                        "time_s": t}
                 result["runs_data"].append(rec)
                 print(json.dumps(rec), flush=True)
-    result["ratio"] = {}
-    for bench in BENCHES:
-        med = {p: statistics.median(r["time_s"] for r in result["runs_data"]
-                                    if r["bench"] == bench
-                                    and r["policy"] == p)
-               for p in POLICIES}
-        result["ratio"][bench] = round(med["bvt"] / med["other"], 4)
-    print(json.dumps(result["ratio"]))
+        for threads in YIELD_THREADS if args.task else ():
+            for policy in POLICIES:
+                rec = {"threads": threads, "policy": policy, "run": run,
+                       "us_per_yield": run_yield(args.task, threads, policy)}
+                result["runs_data"].append(rec)
+                print(json.dumps(rec), flush=True)
+    result["ratio"] = ratios(result, "bench", "time_s")
+    result["yield_ratio"] = ratios(result, "threads", "us_per_yield")
+    print(json.dumps([result["ratio"], result["yield_ratio"]]))
     if args.out:
         with open(args.out, "w") as f:
             json.dump(result, f)

@@ -5,8 +5,12 @@
  * rate, paced to an ideal display clock that starts when the first frame
  * is decoded (as a player starts showing once it has a picture): frame i
  * is due i frame times after that, the player sleeps until a frame's time
- * when it is early, and records how late every frame was.  The file loops until the time is
- * up.  Prints one JSON object:
+ * when it is early, and records how late every frame was.  The file loops
+ * until the time is up.  With "wait", the player first opens the file, says
+ * "ready" on standard output and waits for a line on standard input: loading
+ * libavcodec's ~130 shared libraries costs seconds of CPU under TCG, and
+ * that start-up is not what the experiment measures.  Then it prints one
+ * JSON object:
  *
  *   {"frames": N, "fps": F, "late": N, "max_late_ms": X,
  *    "median_late_ms": X, "cpu_s": X, "lateness_ms": [...]}
@@ -15,7 +19,7 @@
  * it was due, and lateness_ms holds every frame's lateness (negative:
  * ready early).
  *
- *   player FILE SECONDS
+ *   player FILE SECONDS [wait]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,8 +67,9 @@ int main(int argc, char **argv)
 	long n = 0, cap, late = 0, i;
 	int stream, ret;
 
-	if (argc != 3 || (seconds = atof(argv[2])) <= 0) {
-		fprintf(stderr, "usage: player FILE SECONDS\n");
+	if (argc < 3 || argc > 4 || (seconds = atof(argv[2])) <= 0 ||
+	    (argc == 4 && strcmp(argv[3], "wait"))) {
+		fprintf(stderr, "usage: player FILE SECONDS [wait]\n");
 		return 2;
 	}
 	if (avformat_open_input(&fmt, argv[1], NULL, NULL) < 0 ||
@@ -91,6 +96,14 @@ int main(int argc, char **argv)
 	cap = seconds * fps + 16;
 	late_ms = calloc(cap, sizeof(*late_ms));
 
+	if (argc == 4) {
+		char line[16];
+
+		printf("ready\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
 	cpu0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
 	start = 0;
 	end = now_s(CLOCK_MONOTONIC) + seconds;

@@ -9,6 +9,7 @@ there was more than one run.
 """
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -48,7 +49,28 @@ def mpeg_grep_table(res):
             spread([100 * p["cpu_share"] for p in pl], "%.1f %%"),
             spread([g["mb_per_s"] for g in gr], "%.1f"),
             spread([100 * g["cpu_share"] for g in gr], "%.1f %%")))
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows) + "\n" + mpeg_grep_target(res)
+
+
+def mpeg_grep_target(res):
+    """The warped player's late frames, and the CPU grep keeps beside it
+    against what it gets alone minus the player's need (in vCPUs)."""
+    configs = by_config(res)
+    if not {"bvt-warp", "grep-alone-bvt", "player-alone"} <= set(configs):
+        return ""
+
+    def med(name, f):
+        return statistics.median(f(r) for r in configs[name])
+
+    n = res["vcpus"]
+    alone = med("grep-alone-bvt", lambda r: r["grep"]["cpu_share"] * n)
+    need = med("player-alone", lambda r: r["player"]["cpu_share"])
+    warp = med("bvt-warp", lambda r: r["grep"]["cpu_share"] * n)
+    late = max(r["player"]["late"] for r in configs["bvt-warp"])
+    return ("\nBVT with warp: at most %d late frame(s) in %d run(s); grep "
+            "keeps %.2f vCPUs of %.2f (alone) - %.2f (player's need) = "
+            "%.0f %%\n" % (late, len(configs["bvt-warp"]), warp, alone,
+                           need, 100 * warp / (alone - need)))
 
 
 def overhead_table(res):
@@ -59,12 +81,74 @@ def overhead_table(res):
             "|---|---|---|---|"]
     for bench, ratio in res["ratio"].items():
         t = {p: [r["time_s"] for r in res["runs_data"]
-                 if r["bench"] == bench and r["policy"] == p]
+                 if r.get("bench") == bench and r["policy"] == p]
              for p in ("other", "bvt")}
         rows.append("| %s | %s | %s | %.3f |" % (
             bench, spread(t["other"], "%.3f"), spread(t["bvt"], "%.3f"),
             ratio))
+    if res.get("yield_ratio"):
+        rows += ["", "Pick cost: N threads on one CPU calling sched_yield() "
+                 "(a pick among N per call), time per call.\n",
+                 "| runnable threads | SCHED_OTHER (us) | SCHED_BVT (us) "
+                 "| BVT / OTHER |", "|---|---|---|---|"]
+        for n, ratio in res["yield_ratio"].items():
+            t = {p: [r["us_per_yield"] for r in res["runs_data"]
+                     if str(r.get("threads")) == n and r["policy"] == p]
+                 for p in ("other", "bvt")}
+            rows.append("| %s | %s | %s | %.3f |" % (
+                n, spread(t["other"], "%.2f"), spread(t["bvt"], "%.2f"),
+                ratio))
     return "\n".join(rows) + "\n"
+
+
+def task_cell(recs, task):
+    """CPU share and dispatch latency (or late frames) of task in recs."""
+    ts = [r["tasks"][task] for r in recs]
+    cell = spread([100 * t["cpu_share"] for t in ts], "%.1f %%")
+    if "late" in ts[0]:
+        return cell + ", late " + spread([t["late"] for t in ts], "%d")
+    lat = [t["lat_ms"] for t in ts if t.get("lat_ms")]
+    if lat:
+        cell += ", %s / %s ms" % (spread([x["median"] for x in lat], "%.2f"),
+                                   spread([x["p99"] for x in lat], "%.1f"))
+    return cell
+
+
+def rt_table(res):
+    rows = ["%s: kernel %s, %d vCPUs (%s), every task on one CPU, %s s per "
+            "configuration, %d run(s)\n" % (
+                res["experiment"], res["kernel"], res["vcpus"],
+                res.get("accel", "?"), res["seconds"], res["runs"]),
+            "Each cell: CPU share, then dispatch latency median / p99 "
+            "(players: frames later than one frame time).\n"]
+    scenarios = {}
+    for rec in res["runs_data"]:
+        scenarios.setdefault(rec["scenario"], {}).setdefault(
+            rec["config"], []).append(rec)
+    for scenario, configs in scenarios.items():
+        tasks = list(next(iter(configs.values()))[0]["tasks"])
+        rows += ["", "**%s**\n" % scenario,
+                 "| configuration | " + " | ".join(tasks) + " |",
+                 "|---" * (len(tasks) + 1) + "|"]
+        for config, recs in configs.items():
+            rows.append("| %s | %s |" % (config, " | ".join(
+                task_cell(recs, t) for t in tasks)))
+    rows += ["", rt_targets(scenarios.get("int-cont-rt", {}))]
+    return "\n".join(rows) + "\n"
+
+
+def rt_targets(configs):
+    """The warped periodic task's median dispatch latency against FIFO's
+    and EEVDF's (the targets: at most 1.5x FIFO, at most EEVDF / 5)."""
+    med = {c: statistics.median(r["tasks"]["rt"]["lat_ms"]["median"]
+                                for r in recs)
+           for c, recs in configs.items()}
+    if not {"bvt", "fifo", "eevdf"} <= set(med):
+        return ""
+    return ("rt median dispatch latency: BVT warped %.3f ms, SCHED_FIFO "
+            "%.3f ms (BVT/FIFO %.2f), EEVDF %.3f ms (BVT/EEVDF %.2f)\n" % (
+                med["bvt"], med["fifo"], med["bvt"] / med["fifo"],
+                med["eevdf"], med["bvt"] / med["eevdf"]))
 
 
 def header(res):
@@ -119,12 +203,118 @@ def mpeg_grep_plots(res, outdir):
     plt.close(fig)
 
 
+def web_table(res):
+    rows = ["%s: kernel %s, %d vCPUs (%s), %d workers, %d requests/s "
+            "(4 of 5 short: 2 ms, 1 of 5 long: 20 ms), beside a CPU-bound "
+            "task, %s s, %d run(s)\n" % (
+                res["experiment"], res["kernel"], res["vcpus"],
+                res.get("accel", "?"), res["workers"], res["rate"],
+                res["seconds"], res["runs"]),
+            "| configuration | short: median / p99 (ms) "
+            "| long: median / p99 (ms) | CPU-bound task |",
+            "|---|---|---|---|"]
+    for name, recs in by_config(res).items():
+        rows.append("| %s | %s / %s | %s / %s | %s |" % (
+            name,
+            spread([r["short_ms"]["median"] for r in recs], "%.1f"),
+            spread([r["short_ms"]["p99"] for r in recs], "%.1f"),
+            spread([r["long_ms"]["median"] for r in recs], "%.1f"),
+            spread([r["long_ms"]["p99"] for r in recs], "%.1f"),
+            spread([100 * r["cont_share"] for r in recs], "%.1f %%")))
+    return "\n".join(rows) + "\n"
+
+
+def deadlines_table(res):
+    rows = ["%s: kernel %s, %d vCPU (%s), %d instances and a CPU-bound "
+            "task, %s s per cell, %d run(s); deadlines met (refused "
+            "SCHED_DEADLINE requests in brackets)\n" % (
+                res["experiment"], res["kernel"], res["vcpus"],
+                res.get("accel", "?"), res["instances"], res["seconds"],
+                res["runs"])]
+    def column(r):
+        if r["config"] == "deadline":
+            return "deadline (%s)" % r["error"]
+        return r["config"]
+
+    cols = []
+    for r in res["runs_data"]:
+        if column(r) not in cols:
+            cols.append(column(r))
+    rows += ["| contention (need) | " + " | ".join(cols) + " |",
+             "|---" * (len(cols) + 1) + "|"]
+    for level, need in res["contention"].items():
+        cells = []
+        for col in cols:
+            recs = [r for r in res["runs_data"]
+                    if r["contention"] == level and column(r) == col]
+            cell = spread([100 * r["met_fraction"] for r in recs], "%.0f %%")
+            if col.startswith("deadline"):
+                cell += " (%s)" % spread([r["denied"] for r in recs], "%d")
+            cells.append(cell)
+        rows.append("| %s (%.0f %%) | %s |" % (level, 100 * need,
+                                              " | ".join(cells)))
+    return "\n".join(rows) + "\n"
+
+
+PICK = re.compile(r"\s(\d+\.\d+): sched_bvt_pick:\s+comm=(\S+) pid=(\d+) "
+                  r"avt=(\d+) evt=(\d+) svt=(\d+)")
+
+
+def vtime_plot(res, outdir):
+    """A and E of the player and the compiler at each of their dispatches
+    (sched_bvt_pick in trace.txt), against real time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    picks = {}
+    with open(os.path.join(outdir, "trace.txt")) as f:
+        for line in f:
+            m = PICK.search(line)
+            if m:
+                t, comm, _, avt, evt, _ = m.groups()
+                who = "player" if comm == "player" else "compile"
+                picks.setdefault(who, []).append(
+                    (float(t), int(avt), int(evt)))
+    t0 = min(p[0][0] for p in picks.values())
+    v0 = min(min(a for _, a, _ in p) for p in picks.values())
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for who, color in (("player", "tab:red"), ("compile", "tab:blue")):
+        pts = picks.get(who, [])
+        ts = [(t - t0) * 1e3 for t, _, _ in pts]
+        ax.step(ts, [(a - v0) / 1e6 for _, a, _ in pts], where="post",
+                color=color, lw=0.9, label=who + " A")
+        ax.plot(ts, [(e - v0) / 1e6 for _, _, e in pts], ".", ms=2.5,
+                color=color, label=who + " E (at dispatch)")
+    ax.set_xlabel("real time (ms)")
+    ax.set_ylabel("virtual time (ms)")
+    ax.set_title("Warped player (W %s ms) against gcc on one CPU"
+                 % res["player_policy"]["warp_ms"])
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "vtime.png"), dpi=110)
+    plt.close(fig)
+    return ("vtime: kernel %s, %s s, player %s frames, %s late; %d picks "
+            "traced (trace.dat opens in KernelShark)\n" % (
+                res["kernel"], res["seconds"], res["player"]["frames"],
+                res["player"]["late"], sum(map(len, picks.values()))))
+
+
 def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
         res = json.load(f)
+    if res["experiment"] == "vtime":
+        print(vtime_plot(res, outdir))
+        return
     if res["experiment"] == "overhead":
         table = overhead_table(res)
+    elif res["experiment"] == "rt":
+        table = rt_table(res)
+    elif res["experiment"] == "web":
+        table = web_table(res)
+    elif res["experiment"] == "deadlines":
+        table = deadlines_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Start measured programs that say "ready", let them go together, and
+collect the JSON object each prints (repro/player.c, repro/task.c).
+
+    procs = [start([...], policy, cpus={1}), ...]
+    results = go(procs)
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import schedattr  # noqa: E402
+
+
+def start(cmd, policy, cpus=None):
+    """Start cmd under policy dict policy (on cpus, if given) and wait
+    until it has loaded and says "ready"."""
+    def setup():
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        schedattr.apply(0, policy)
+
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, preexec_fn=setup)
+    if p.stdout.readline().strip() != "ready":
+        raise RuntimeError("%s failed to start" % " ".join(cmd))
+    return p
+
+
+def go(procs):
+    """Let every started program go, then wait for each one's result."""
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.close()
+    results = []
+    for p in procs:
+        out = p.stdout.read()
+        if p.wait():
+            raise RuntimeError("%s failed" % " ".join(p.args))
+        results.append(json.loads(out))
+    return results

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * task: the synthetic programs of the BVT paper's experiments, one per
+ * mode, each run in whatever policy its parent gave it:
+ *
+ *   task cont SECONDS                      compute without pause
+ *   task int SECONDS BURST_MS THINK_MS     interactive: sleep a random
+ *                                          think time (0.5..1.5 x THINK),
+ *                                          then compute BURST_MS
+ *   task rt SECONDS PERIOD_MS RUN_MS [FAIL_S]
+ *                                          periodic: wake every PERIOD_MS
+ *                                          (absolute), compute RUN_MS;
+ *                                          after FAIL_S, loop forever (the
+ *                                          paper's rt-failure)
+ *   task yield SECONDS THREADS             THREADS threads calling
+ *                                          sched_yield() (pick cost)
+ *   task web SECONDS WORKERS RATE WARP_MS  a server: a generator thread on
+ *                                          CPU 0 queues requests (Poisson,
+ *                                          RATE/s; 4 in 5 short, 2 ms of
+ *                                          CPU, the rest long, 20 ms) for
+ *                                          WORKERS threads on the last CPU;
+ *                                          with WARP_MS > 0 a worker warps
+ *                                          (SCHED_BVT) while it serves a
+ *                                          short request
+ *   task dl SECONDS LOAD ERR WARP_MS      a job every D (40..120 ms at
+ *                                          random) needing C = LOAD x D of
+ *                                          CPU by D; with WARP_MS < 0 each
+ *                                          job asks SCHED_DEADLINE for
+ *                                          C x (1 + e) (ERR: "exact", "+",
+ *                                          "-" or "mixed", |e| <= 0.4),
+ *                                          else it runs in its policy,
+ *                                          warped by WARP_MS if > 0
+ *
+ * It first says "ready" on standard output and waits for a line on
+ * standard input, so that a controller can start every task and then let
+ * them all go at once.  Then it prints one JSON object:
+ *
+ *   {"mode": M, "cpu_s": X, "n": N, "lat_ms": {...}, "resp_ms": {...}}
+ *
+ * where lat_ms summarises the dispatch latencies (from the time a sleep
+ * was meant to end to the time the task ran again; timer slack is set to
+ * 1 ns so that it does not count) and resp_ms the response times (from
+ * the same wake-up to the end of the burst), each as median, p99 and
+ * max; for yield, n counts the calls of all threads; web adds short_ms
+ * and long_ms (response times by kind) and dl adds jobs, met and denied.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+	struct timespec ts = { .tv_sec = (time_t)t };
+
+	ts.tv_nsec = (t - ts.tv_sec) * 1e9;
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* Compute for ms of this thread's CPU time, or until end (monotonic). */
+static void compute(double ms, double end)
+{
+	double until = now_s(CLOCK_THREAD_CPUTIME_ID) + ms / 1e3;
+	volatile unsigned long x = 0;
+	int i;
+
+	do {
+		for (i = 0; i < 1000; i++)
+			x += i;
+	} while (now_s(CLOCK_THREAD_CPUTIME_ID) < until && now_s(CLOCK_MONOTONIC) < end);
+}
+
+struct samples {
+	double *v;
+	long n, cap;
+};
+
+static void add(struct samples *s, double x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
+			exit(1);
+	}
+	s->v[s->n++] = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_summary(const char *name, struct samples *s)
+{
+	if (!s->n) {
+		printf(", \"%s\": null", name);
+		return;
+	}
+	qsort(s->v, s->n, sizeof(*s->v), cmp_double);
+	printf(", \"%s\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}", name,
+	       s->v[s->n / 2], s->v[s->n * 99 / 100], s->v[s->n - 1]);
+}
+
+static double end;
+static long yields;
+static pthread_barrier_t go;
+
+static void *yielder(void *arg)
+{
+	long n = 0;
+
+	pthread_barrier_wait(&go);
+	while (now_s(CLOCK_MONOTONIC) < end) {
+		sched_yield();
+		n++;
+	}
+	__atomic_add_fetch(&yields, n, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* sched_attr VER2 (include/uapi/linux/sched_bvt.h), for the workers. */
+struct attr {
+	unsigned int size, policy;
+	unsigned long long flags;
+	int nice;
+	unsigned int prio;
+	unsigned long long runtime, deadline, period;
+	unsigned int util_min, util_max, bvt_weight, bvt_flags;
+	long long bvt_warp;
+	unsigned long long bvt_warp_limit, bvt_unwarp;
+};
+
+#define SCHED_DEADLINE	6
+#define SCHED_BVT	8
+#define SCHED_BVT_FLAG_WARP	0x1
+
+static int set_self(struct attr *a)
+{
+	a->size = sizeof(*a);
+	return syscall(SYS_sched_setattr, 0, a, 0);
+}
+
+/* This thread in SCHED_BVT, warped by warp_ms (0: not warped). */
+static void bvt_warp_self(double warp_ms)
+{
+	struct attr a = { .policy = SCHED_BVT };
+
+	if (warp_ms > 0) {
+		a.bvt_flags = SCHED_BVT_FLAG_WARP;
+		a.bvt_warp = warp_ms * 1e6;
+	}
+	if (set_self(&a))
+		perror("sched_setattr"), exit(1);
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* The web server's queue: arrival times and kinds, in order. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	double *arrival;
+	char *is_long;
+	long head, tail, cap;
+	int done;
+	double warp_ms;
+	struct samples resp[2];
+} web = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+static void *web_worker(void *arg)
+{
+	int warped = 0;
+
+	pin_self(sysconf(_SC_NPROCESSORS_ONLN) - 1);
+	pthread_mutex_lock(&web.lock);
+	for (;;) {
+		double arrival;
+		int is_long;
+
+		while (web.head == web.tail && !web.done)
+			pthread_cond_wait(&web.more, &web.lock);
+		if (web.head == web.tail)
+			break;
+		arrival = web.arrival[web.head];
+		is_long = web.is_long[web.head++];
+		pthread_mutex_unlock(&web.lock);
+		if (web.warp_ms > 0 && warped == is_long) {
+			bvt_warp_self(is_long ? 0 : web.warp_ms);
+			warped = !is_long;
+		}
+		compute(is_long ? 20 : 2, end);
+		pthread_mutex_lock(&web.lock);
+		if (now_s(CLOCK_MONOTONIC) < end)
+			add(&web.resp[is_long],
+			    (now_s(CLOCK_MONOTONIC) - arrival) * 1e3);
+	}
+	pthread_mutex_unlock(&web.lock);
+	return NULL;
+}
+
+/* Queue requests until the end, then let the workers finish. */
+static void web_generate(double rate)
+{
+	double t = now_s(CLOCK_MONOTONIC);
+
+	pin_self(0);
+	for (;;) {
+		t += -log(1 - drand48()) / rate;
+		if (t >= end)
+			break;
+		sleep_until(t);
+		pthread_mutex_lock(&web.lock);
+		if (web.tail < web.cap) {
+			web.arrival[web.tail] = now_s(CLOCK_MONOTONIC);
+			web.is_long[web.tail++] = drand48() < 0.2;
+			pthread_cond_signal(&web.more);
+		}
+		pthread_mutex_unlock(&web.lock);
+	}
+	pthread_mutex_lock(&web.lock);
+	web.done = 1;
+	pthread_cond_broadcast(&web.more);
+	pthread_mutex_unlock(&web.lock);
+}
+
+/* One dl instance: returns the number of jobs; counts met and denied. */
+static long dl_jobs(double load, const char *err, double warp_ms,
+		    long *met, long *denied)
+{
+	double release = now_s(CLOCK_MONOTONIC), e = 0;
+	long jobs = 0;
+
+	if (warp_ms > 0)
+		bvt_warp_self(warp_ms);
+	for (;; jobs++) {
+		double d = 0.040 + 0.080 * drand48(), c = load * d * 1e3;
+		struct attr a = { .policy = SCHED_DEADLINE };
+
+		if (release + d > end)
+			break;
+		if (!strcmp(err, "+"))
+			e = 0.4 * drand48();
+		else if (!strcmp(err, "-"))
+			e = -0.4 * drand48();
+		else if (!strcmp(err, "mixed"))
+			e = 0.8 * drand48() - 0.4;
+		if (warp_ms < 0) {
+			/*
+			 * Ask before sleeping: the wake-up at the release,
+			 * past the last deadline, replenishes with these.
+			 */
+			a.runtime = c * (1 + e) * 1e6;
+			a.deadline = a.period = d * 1e9;
+			if (set_self(&a)) {
+				/* Refused: the deadline counts as missed. */
+				(*denied)++;
+				release += d;
+				continue;
+			}
+		}
+		sleep_until(release);
+		compute(c, release + d);
+		if (now_s(CLOCK_MONOTONIC) <= release + d)
+			(*met)++;
+		/*
+		 * A deadline task stays one between jobs: the next job's
+		 * parameters replace these in the admission test.
+		 */
+		release += d;
+	}
+	return jobs;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: task cont|int|rt|yield SECONDS [ARGS...]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct samples lat = { 0 }, resp = { 0 };
+	double seconds, cpu0, start, wake;
+	int i, threads = 0;
+	pthread_t *tids = NULL;
+	const char *mode;
+	long n = 0, met = 0, denied = 0;
+	char line[16];
+
+	if (argc < 3 || (seconds = atof(argv[2])) <= 0)
+		usage();
+	mode = argv[1];
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	srand48(getpid());
+	if (!strcmp(mode, "yield") && argc == 4) {
+		/* All threads exist, waiting, before the count starts. */
+		threads = atoi(argv[3]);
+		tids = calloc(threads, sizeof(*tids));
+		pthread_barrier_init(&go, NULL, threads + 1);
+		for (i = 0; i < threads; i++)
+			if (pthread_create(&tids[i], NULL, yielder, NULL))
+				return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+
+	cpu0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	start = now_s(CLOCK_MONOTONIC);
+	end = start + seconds;
+	if (!strcmp(mode, "cont")) {
+		compute(seconds * 1e3, end);
+	} else if (!strcmp(mode, "int") && argc == 5) {
+		double burst = atof(argv[3]), think = atof(argv[4]) / 1e3;
+
+		for (wake = start; ; n++) {
+			wake += think * (0.5 + drand48());
+			if (wake >= end)
+				break;
+			sleep_until(wake);
+			add(&lat, (now_s(CLOCK_MONOTONIC) - wake) * 1e3);
+			compute(burst, end);
+			add(&resp, (now_s(CLOCK_MONOTONIC) - wake) * 1e3);
+			wake = now_s(CLOCK_MONOTONIC);
+		}
+	} else if (!strcmp(mode, "rt") && (argc == 5 || argc == 6)) {
+		double period = atof(argv[3]) / 1e3, run = atof(argv[4]);
+		double fail = argc == 6 ? start + atof(argv[5]) : end;
+
+		for (wake = start + period; wake < end; wake += period, n++) {
+			sleep_until(wake);
+			add(&lat, (now_s(CLOCK_MONOTONIC) - wake) * 1e3);
+			if (now_s(CLOCK_MONOTONIC) >= fail) {
+				compute(seconds * 1e3, end);	/* the failure */
+				break;
+			}
+			compute(run, end);
+			add(&resp, (now_s(CLOCK_MONOTONIC) - wake) * 1e3);
+		}
+	} else if (!strcmp(mode, "web") && argc == 6) {
+		int workers = atoi(argv[3]);
+
+		web.warp_ms = atof(argv[5]);
+		web.cap = seconds * atof(argv[4]) * 2 + 100;
+		web.arrival = calloc(web.cap, sizeof(*web.arrival));
+		web.is_long = calloc(web.cap, 1);
+		tids = calloc(workers, sizeof(*tids));
+		for (i = 0; i < workers; i++)
+			if (pthread_create(&tids[i], NULL, web_worker, NULL))
+				return 1;
+		web_generate(atof(argv[4]));
+		for (i = 0; i < workers; i++)
+			pthread_join(tids[i], NULL);
+		n = web.tail;
+	} else if (!strcmp(mode, "dl") && argc == 6) {
+		n = dl_jobs(atof(argv[3]), argv[4], atof(argv[5]), &met, &denied);
+	} else if (threads) {
+		pthread_barrier_wait(&go);
+		for (i = 0; i < threads; i++)
+			pthread_join(tids[i], NULL);
+		n = yields;
+	} else {
+		usage();
+	}
+	printf("{\"mode\": \"%s\", \"cpu_s\": %.4f, \"wall_s\": %.4f, \"n\": %ld",
+	       mode, now_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0,
+	       now_s(CLOCK_MONOTONIC) - start, n);
+	print_summary("lat_ms", &lat);
+	print_summary("resp_ms", &resp);
+	if (!strcmp(mode, "web")) {
+		print_summary("short_ms", &web.resp[0]);
+		print_summary("long_ms", &web.resp[1]);
+	}
+	if (!strcmp(mode, "dl"))
+		printf(", \"jobs\": %ld, \"met\": %ld, \"denied\": %ld", n, met,
+		       denied);
+	printf("}\n");
+	return 0;
+}
