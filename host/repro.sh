@@ -29,12 +29,14 @@ guest=$BUILD/repro/guest-$exp
 # decoding needs about 13 % of a vCPU under TCG: well inside a fair share
 # beside 8 greps on 2 vCPUs, so that lateness is a matter of latency.
 mkdir -p "$BUILD/bin" "$BUILD/repro"
-if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ]; then
+if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ] ||
+   [ ! "$BUILD/bin/player" -nt "$TOP/repro/clock.h" ]; then
 	step "building the player"
 	gcc -O2 -Wall -o "$BUILD/bin/player" "$TOP/repro/player.c" \
 		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
 fi
-if [ ! "$BUILD/bin/task" -nt "$TOP/repro/task.c" ]; then
+if [ ! "$BUILD/bin/task" -nt "$TOP/repro/task.c" ] ||
+   [ ! "$BUILD/bin/task" -nt "$TOP/repro/clock.h" ]; then
 	step "building the synthetic tasks"
 	gcc -O2 -Wall -pthread -o "$BUILD/bin/task" "$TOP/repro/task.c" -lm
 fi

@@ -17,14 +17,11 @@ Reports the fraction of deadlines met per configuration.
     deadlines.py --task BIN [--seconds S] [--runs N] [--out FILE]
 """
 import argparse
-import json
 import os
-import platform
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
-import schedattr  # noqa: E402
 
 INSTANCES = 4
 # contention -> the CPU the instances need together, of one CPU
@@ -68,12 +65,10 @@ def main():
     ap.add_argument("--errors", default=",".join(ERRORS))
     args = ap.parse_args()
 
-    os.sched_setaffinity(0, {0})
-    schedattr.apply(0, {"policy": "fifo", "prio": 90})
-    result = {"experiment": "deadlines", "kernel": platform.release(),
-              "vcpus": os.cpu_count(), "seconds": args.seconds,
-              "runs": args.runs, "instances": INSTANCES,
-              "contention": CONTENTION, "runs_data": []}
+    procs.controller()
+    result = procs.new_result("deadlines", seconds=args.seconds,
+                              runs=args.runs, instances=INSTANCES,
+                              contention=CONTENTION)
     for r in range(args.runs):
         for contention in CONTENTION:
             for err in args.errors.split(","):
@@ -82,11 +77,8 @@ def main():
                         continue  # only SCHED_DEADLINE uses predictions
                     rec = run(config, contention, err, args)
                     rec["run"] = r
-                    result["runs_data"].append(rec)
-                    print(json.dumps(rec), flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f)
+                    procs.record(result, rec)
+    procs.save(result, args.out)
 
 
 if __name__ == "__main__":

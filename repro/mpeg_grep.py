@@ -242,9 +242,7 @@ def main():
             result["runs_data"].append(rec)
             summary = {k: v for k, v in rec.items() if k != "lateness_ms"}
             print(json.dumps(summary), flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f)
+    procs.save(result, args.out)
 
 
 if __name__ == "__main__":

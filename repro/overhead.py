@@ -16,7 +16,6 @@ sched_yield(), each call a pick among N, and reports the time per call.
 import argparse
 import json
 import os
-import platform
 import re
 import statistics
 import subprocess
@@ -90,28 +89,23 @@ def main():
 
     # The controller outranks what it measures; children get a policy each.
     schedattr.apply(0, {"policy": "fifo", "prio": 90})
-    result = {"experiment": "overhead", "kernel": platform.release(),
-              "vcpus": os.cpu_count(), "runs": args.runs, "runs_data": []}
+    result = procs.new_result("overhead", runs=args.runs)
     for run in range(args.runs):
         for bench in BENCHES:
             for policy in POLICIES:
                 t = run_bench(bench, policy)
                 rec = {"bench": bench, "policy": policy, "run": run,
                        "time_s": t}
-                result["runs_data"].append(rec)
-                print(json.dumps(rec), flush=True)
+                procs.record(result, rec)
         for threads in YIELD_THREADS if args.task else ():
             for policy in POLICIES:
                 rec = {"threads": threads, "policy": policy, "run": run,
                        "us_per_yield": run_yield(args.task, threads, policy)}
-                result["runs_data"].append(rec)
-                print(json.dumps(rec), flush=True)
+                procs.record(result, rec)
     result["ratio"] = ratios(result, "bench", "time_s")
     result["yield_ratio"] = ratios(result, "threads", "us_per_yield")
     print(json.dumps([result["ratio"], result["yield_ratio"]]))
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f)
+    procs.save(result, args.out)
 
 
 if __name__ == "__main__":

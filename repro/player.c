@@ -31,29 +31,7 @@
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 
-static double now_s(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_until(double t)
-{
-	struct timespec ts = { .tv_sec = (time_t)t };
-
-	ts.tv_nsec = (t - ts.tv_sec) * 1e9;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "clock.h"
 
 int main(int argc, char **argv)
 {

@@ -4,9 +4,13 @@ collect the JSON object each prints (repro/player.c, repro/task.c).
 
     procs = [start([...], policy, cpus={1}), ...]
     results = go(procs)
+
+and the controller's own set-up and result file (controller, new_result,
+record, save), the same for every experiment.
 """
 import json
 import os
+import platform
 import subprocess
 import sys
 
@@ -41,3 +45,31 @@ def go(procs):
             raise RuntimeError("%s failed" % " ".join(p.args))
         results.append(json.loads(out))
     return results
+
+
+def controller():
+    """Put the calling controller on CPU 0 at SCHED_FIFO 90: it outranks
+    what it measures and stays off the CPU the tasks are pinned to."""
+    os.sched_setaffinity(0, {0})
+    schedattr.apply(0, {"policy": "fifo", "prio": 90})
+
+
+def new_result(experiment, **fields):
+    """The JSON result of an experiment: what ran where, and the runs."""
+    res = {"experiment": experiment, "kernel": platform.release(),
+           "vcpus": os.cpu_count()}
+    res.update(fields)
+    res["runs_data"] = []
+    return res
+
+
+def record(result, rec):
+    """Add one configuration's record to result and show it."""
+    result["runs_data"].append(rec)
+    print(json.dumps(rec), flush=True)
+
+
+def save(result, path):
+    if path:
+        with open(path, "w") as f:
+            json.dump(result, f)

@@ -25,6 +25,12 @@ def spread(values, fmt):
     return "%s (%s..%s)" % (med, fmt % min(values), fmt % max(values))
 
 
+def about(res):
+    """What ran where: experiment, kernel, vCPUs and accelerator."""
+    return "%s: kernel %s, %d vCPU(s) (%s)" % (
+        res["experiment"], res["kernel"], res["vcpus"], res.get("accel", "?"))
+
+
 def by_config(res):
     out = {}
     for rec in res["runs_data"]:
@@ -74,9 +80,7 @@ def mpeg_grep_target(res):
 
 
 def overhead_table(res):
-    rows = ["%s: kernel %s, %d vCPUs (%s), %d run(s) each, alternating\n"
-            % (res["experiment"], res["kernel"], res["vcpus"],
-               res.get("accel", "?"), res["runs"]),
+    rows = [about(res) + ", %d run(s) each, alternating\n" % res["runs"],
             "| benchmark | SCHED_OTHER (s) | SCHED_BVT (s) | BVT / OTHER |",
             "|---|---|---|---|"]
     for bench, ratio in res["ratio"].items():
@@ -115,10 +119,8 @@ def task_cell(recs, task):
 
 
 def rt_table(res):
-    rows = ["%s: kernel %s, %d vCPUs (%s), every task on one CPU, %s s per "
-            "configuration, %d run(s)\n" % (
-                res["experiment"], res["kernel"], res["vcpus"],
-                res.get("accel", "?"), res["seconds"], res["runs"]),
+    rows = [about(res) + ", every task on one CPU, %s s per configuration, "
+            "%d run(s)\n" % (res["seconds"], res["runs"]),
             "Each cell: CPU share, then dispatch latency median / p99 "
             "(players: frames later than one frame time).\n"]
     scenarios = {}
@@ -152,11 +154,10 @@ def rt_targets(configs):
 
 
 def header(res):
-    return ("%s: kernel %s, %d vCPUs (%s), %s s per configuration, "
-            "%d run(s), %d greps over %s MB (%s)\n\n" % (
-                res["experiment"], res["kernel"], res["vcpus"],
-                res.get("accel", "?"), res["seconds"], res["runs"],
-                res["greps"], res["tree_mb"], res.get("tree_fs", "?")))
+    return about(res) + (", %s s per configuration, %d run(s), %d greps "
+                         "over %s MB (%s)\n\n" % (
+                             res["seconds"], res["runs"], res["greps"],
+                             res["tree_mb"], res.get("tree_fs", "?")))
 
 
 def mpeg_grep_plots(res, outdir):
@@ -204,12 +205,9 @@ def mpeg_grep_plots(res, outdir):
 
 
 def web_table(res):
-    rows = ["%s: kernel %s, %d vCPUs (%s), %d workers, %d requests/s "
-            "(4 of 5 short: 2 ms, 1 of 5 long: 20 ms), beside a CPU-bound "
-            "task, %s s, %d run(s)\n" % (
-                res["experiment"], res["kernel"], res["vcpus"],
-                res.get("accel", "?"), res["workers"], res["rate"],
-                res["seconds"], res["runs"]),
+    rows = [about(res) + ", %d workers, %d requests/s (4 of 5 short: 2 ms, "
+            "1 of 5 long: 20 ms), beside a CPU-bound task, %s s, %d run(s)\n"
+            % (res["workers"], res["rate"], res["seconds"], res["runs"]),
             "| configuration | short: median / p99 (ms) "
             "| long: median / p99 (ms) | CPU-bound task |",
             "|---|---|---|---|"]
@@ -225,12 +223,10 @@ def web_table(res):
 
 
 def deadlines_table(res):
-    rows = ["%s: kernel %s, %d vCPU (%s), %d instances and a CPU-bound "
-            "task, %s s per cell, %d run(s); deadlines met (refused "
-            "SCHED_DEADLINE requests in brackets)\n" % (
-                res["experiment"], res["kernel"], res["vcpus"],
-                res.get("accel", "?"), res["instances"], res["seconds"],
-                res["runs"])]
+    rows = [about(res) + ", %d instances and a nice-19 batch task, %s s per "
+            "cell, %d run(s); deadlines met (refused SCHED_DEADLINE requests "
+            "in brackets)\n" % (res["instances"], res["seconds"],
+                                 res["runs"])]
     def column(r):
         if r["config"] == "deadline":
             return "deadline (%s)" % r["error"]

@@ -18,14 +18,11 @@ latency (see task.c).
           [--scenarios a,b] [--configs a,b] [--out FILE]
 """
 import argparse
-import json
 import os
-import platform
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
-import schedattr  # noqa: E402
 
 OTHER = {"policy": "other"}
 # The paper's parameters in spirit: rt warps far (W 20 ms) but only for
@@ -96,24 +93,17 @@ def main():
     ap.add_argument("--configs", default=",".join(CONFIGS))
     args = ap.parse_args()
 
-    # The controller outranks everything it measures, on another CPU.
-    os.sched_setaffinity(0, {0})
-    schedattr.apply(0, {"policy": "fifo", "prio": 90})
+    procs.controller()
     scenarios = [s for s in args.scenarios.split(",")
                  if args.player or s != "players-int"]
-    result = {"experiment": "rt", "kernel": platform.release(),
-              "vcpus": os.cpu_count(), "seconds": args.seconds,
-              "runs": args.runs, "runs_data": []}
+    result = procs.new_result("rt", seconds=args.seconds, runs=args.runs)
     for r in range(args.runs):
         for scenario in scenarios:
             for config in args.configs.split(","):
                 rec = run(scenario, config, args)
                 rec["run"] = r
-                result["runs_data"].append(rec)
-                print(json.dumps(rec), flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f)
+                procs.record(result, rec)
+    procs.save(result, args.out)
 
 
 if __name__ == "__main__":

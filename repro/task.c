@@ -57,22 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_until(double t)
-{
-	struct timespec ts = { .tv_sec = (time_t)t };
-
-	ts.tv_nsec = (t - ts.tv_sec) * 1e9;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
+#include "clock.h"
 
 /* Compute for ms of this thread's CPU time, or until end (monotonic). */
 static void compute(double ms, double end)
@@ -101,13 +86,6 @@ static void add(struct samples *s, double x)
 			exit(1);
 	}
 	s->v[s->n++] = x;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static void print_summary(const char *name, struct samples *s)

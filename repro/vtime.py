@@ -10,9 +10,7 @@ report.py draws vtime.png from trace.txt.
              --out FILE [--seconds S]
 """
 import argparse
-import json
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -38,8 +36,7 @@ def main():
     args = ap.parse_args()
 
     cpu = os.cpu_count() - 1
-    os.sched_setaffinity(0, {0})
-    schedattr.apply(0, {"policy": "fifo", "prio": 90})
+    procs.controller()
     player = procs.start([args.player, args.clip, str(args.seconds), "wait"],
                          PLAYER, {cpu})
     dat = os.path.join(args.dir, "trace.dat")
@@ -69,12 +66,11 @@ def main():
         subprocess.run(["trace-cmd", "report", "-i", dat], stdout=f,
                        check=True)
     res.pop("lateness_ms")
-    with open(args.out, "w") as f:
-        json.dump({"experiment": "vtime", "kernel": platform.release(),
-                   "vcpus": os.cpu_count(), "cpu": cpu,
-                   "seconds": args.seconds, "player_policy": PLAYER,
-                   "compile_policy": COMPILE, "player": res}, f)
-    print(json.dumps(res))
+    result = procs.new_result("vtime", cpu=cpu, seconds=args.seconds,
+                              player_policy=PLAYER, compile_policy=COMPILE)
+    procs.record(result, res)
+    result["player"] = res
+    procs.save(result, args.out)
 
 
 if __name__ == "__main__":

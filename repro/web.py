@@ -10,14 +10,11 @@ bvt-nowarp every worker is alike.  Reports response times by kind.
     web.py --task BIN [--seconds S] [--runs N] [--out FILE]
 """
 import argparse
-import json
 import os
-import platform
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
-import schedattr  # noqa: E402
 
 WORKERS, RATE = 8, 125
 # configuration -> (server policy, warp of a short request in ms)
@@ -49,21 +46,15 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
 
-    os.sched_setaffinity(0, {0})
-    schedattr.apply(0, {"policy": "fifo", "prio": 90})
-    result = {"experiment": "web", "kernel": platform.release(),
-              "vcpus": os.cpu_count(), "seconds": args.seconds,
-              "runs": args.runs, "workers": WORKERS, "rate": RATE,
-              "runs_data": []}
+    procs.controller()
+    result = procs.new_result("web", seconds=args.seconds, runs=args.runs,
+                              workers=WORKERS, rate=RATE)
     for r in range(args.runs):
         for config in CONFIGS:
             rec = run(config, args)
             rec["run"] = r
-            result["runs_data"].append(rec)
-            print(json.dumps(rec), flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump(result, f)
+            procs.record(result, rec)
+    procs.save(result, args.out)
 
 
 if __name__ == "__main__":
