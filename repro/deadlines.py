@@ -4,9 +4,10 @@ D, at four levels of contention, with CPU-need predictions exact or off
 (+, -, mixed; up to 40 %), in one boot.  Four instances of task.c's dl
 mode and one CPU-bound batch task (nice 19) share the last CPU.
 
-  deadline    each job asks SCHED_DEADLINE for its predicted need by D
-              (a refused request counts as a missed deadline); the batch
-              task is SCHED_OTHER
+  deadline    each job asks SCHED_DEADLINE for its predicted need by D,
+              plus 1 ms for its own system overhead (task.c's
+              DL_ALLOWANCE_MS); a refused request counts as a missed
+              deadline; the batch task is SCHED_OTHER
   bvt-diff    every task SCHED_BVT, the instances warped 10/20/30/40 ms
               (differentiated, no prediction used), the batch task not
   bvt         every task SCHED_BVT, no warp (weighted round robin)

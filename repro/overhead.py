@@ -3,9 +3,11 @@
 
 Runs "perf bench sched pipe" (two tasks ping-ponging over a pipe on one
 CPU: a context switch per message) and rt-tests' hackbench (groups of senders
-and receivers over sockets) with every task in SCHED_OTHER or in
-SCHED_BVT, alternating the two policies run by run, and reports each
-one's time and the BVT/OTHER ratio of the medians.
+and receivers over sockets) with every task in SCHED_OTHER, SCHED_BVT or
+SCHED_FIFO, alternating the policies run by run, and reports each one's
+time and its ratio to SCHED_OTHER's, of the medians.  SCHED_FIFO is the
+reference for what any class other than the fair one costs: the core picks
+from the fair class alone by a fast path that skips the other classes.
 
 With --task (repro/task.c), it also measures the cost of a pick as the
 runnable count grows: N threads (10 to 1000) on one CPU calling
@@ -25,7 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import procs  # noqa: E402
 import schedattr  # noqa: E402
 
-POLICIES = {"other": {"policy": "other"}, "bvt": {"policy": "bvt"}}
+POLICIES = {"other": {"policy": "other"}, "bvt": {"policy": "bvt"},
+            "fifo": {"policy": "fifo", "prio": 1}}
 BENCHES = {
     # name: (command, regex for the time in seconds, pinned to one CPU).
     # The pipe pair is pinned: unpinned, where the two tasks run (one CPU
@@ -68,7 +71,7 @@ def run_yield(task, threads, policy):
 
 
 def ratios(result, key, unit_of):
-    """BVT/OTHER ratio of the medians of each group of key."""
+    """For each group of key, each policy's median over SCHED_OTHER's."""
     out = {}
     for group in sorted({r[key] for r in result["runs_data"]
                          if key in r}, key=str):
@@ -76,7 +79,8 @@ def ratios(result, key, unit_of):
                                     if r.get(key) == group
                                     and r["policy"] == p)
                for p in POLICIES}
-        out[str(group)] = round(med["bvt"] / med["other"], 4)
+        out[str(group)] = {p: round(med[p] / med["other"], 4)
+                           for p in POLICIES if p != "other"}
     return out
 
 

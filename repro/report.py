@@ -80,28 +80,31 @@ def mpeg_grep_target(res):
 
 
 def overhead_table(res):
+    policies = ("other", "bvt", "fifo")
+
+    def rows_of(key, unit, fmt, ratios):
+        rows = []
+        for group, ratio in ratios.items():
+            t = {p: [r[unit] for r in res["runs_data"]
+                     if str(r.get(key)) == group and r["policy"] == p]
+                 for p in policies}
+            rows.append("| %s | %s | %.3f | %.3f |" % (
+                group, " | ".join(spread(t[p], fmt) for p in policies),
+                ratio["bvt"], ratio["fifo"]))
+        return rows
+
+    head = ("| SCHED_OTHER {u} | SCHED_BVT {u} | SCHED_FIFO {u} "
+            "| BVT / OTHER | FIFO / OTHER |")
     rows = [about(res) + ", %d run(s) each, alternating\n" % res["runs"],
-            "| benchmark | SCHED_OTHER (s) | SCHED_BVT (s) | BVT / OTHER |",
-            "|---|---|---|---|"]
-    for bench, ratio in res["ratio"].items():
-        t = {p: [r["time_s"] for r in res["runs_data"]
-                 if r.get("bench") == bench and r["policy"] == p]
-             for p in ("other", "bvt")}
-        rows.append("| %s | %s | %s | %.3f |" % (
-            bench, spread(t["other"], "%.3f"), spread(t["bvt"], "%.3f"),
-            ratio))
+            "| benchmark " + head.format(u="(s)"), "|---" * 6 + "|"]
+    rows += rows_of("bench", "time_s", "%.3f", res["ratio"])
     if res.get("yield_ratio"):
         rows += ["", "Pick cost: N threads on one CPU calling sched_yield() "
                  "(a pick among N per call), time per call.\n",
-                 "| runnable threads | SCHED_OTHER (us) | SCHED_BVT (us) "
-                 "| BVT / OTHER |", "|---|---|---|---|"]
-        for n, ratio in res["yield_ratio"].items():
-            t = {p: [r["us_per_yield"] for r in res["runs_data"]
-                     if str(r.get("threads")) == n and r["policy"] == p]
-                 for p in ("other", "bvt")}
-            rows.append("| %s | %s | %s | %.3f |" % (
-                n, spread(t["other"], "%.2f"), spread(t["bvt"], "%.2f"),
-                ratio))
+                 "| runnable threads " + head.format(u="(us)"),
+                 "|---" * 6 + "|"]
+        rows += rows_of("threads", "us_per_yield", "%.2f",
+                        res["yield_ratio"])
     return "\n".join(rows) + "\n"
 
 
@@ -256,9 +259,14 @@ PICK = re.compile(r"\s(\d+\.\d+): sched_bvt_pick:\s+comm=(\S+) pid=(\d+) "
                   r"avt=(\d+) evt=(\d+) svt=(\d+)")
 
 
+VTIME_WINDOW_S = 0.2
+
+
 def vtime_plot(res, outdir):
     """A and E of the player and the compiler at each of their dispatches
-    (sched_bvt_pick in trace.txt), against real time."""
+    (sched_bvt_pick in trace.txt), against real time, over a window of
+    VTIME_WINDOW_S in the middle of the run: over the whole run the 20 ms
+    warp is too small to see."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -272,17 +280,21 @@ def vtime_plot(res, outdir):
                 who = "player" if comm == "player" else "compile"
                 picks.setdefault(who, []).append(
                     (float(t), int(avt), int(evt)))
-    t0 = min(p[0][0] for p in picks.values())
-    v0 = min(min(a for _, a, _ in p) for p in picks.values())
+    every = sorted(p for pts in picks.values() for p in pts)
+    t0 = every[len(every) // 2][0] - VTIME_WINDOW_S / 2
+    shown = {who: [p for p in pts if t0 <= p[0] < t0 + VTIME_WINDOW_S]
+             for who, pts in picks.items()}
+    v0 = min(a for pts in shown.values() for _, a, _ in pts)
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for who, color in (("player", "tab:red"), ("compile", "tab:blue")):
-        pts = picks.get(who, [])
+        pts = shown.get(who, [])
         ts = [(t - t0) * 1e3 for t, _, _ in pts]
         ax.step(ts, [(a - v0) / 1e6 for _, a, _ in pts], where="post",
                 color=color, lw=0.9, label=who + " A")
-        ax.plot(ts, [(e - v0) / 1e6 for _, _, e in pts], ".", ms=2.5,
+        ax.plot(ts, [(e - v0) / 1e6 for _, _, e in pts], "o", ms=3,
                 color=color, label=who + " E (at dispatch)")
-    ax.set_xlabel("real time (ms)")
+    ax.set_xlabel("real time (ms), a %.0f ms window in the middle of the run"
+                  % (VTIME_WINDOW_S * 1e3))
     ax.set_ylabel("virtual time (ms)")
     ax.set_title("Warped player (W %s ms) against gcc on one CPU"
                  % res["player_policy"]["warp_ms"])
@@ -293,7 +305,7 @@ def vtime_plot(res, outdir):
     return ("vtime: kernel %s, %s s, player %s frames, %s late; %d picks "
             "traced (trace.dat opens in KernelShark)\n" % (
                 res["kernel"], res["seconds"], res["player"]["frames"],
-                res["player"]["late"], sum(map(len, picks.values()))))
+                res["player"]["late"], len(every)))
 
 
 def main():
