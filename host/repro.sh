@@ -26,8 +26,8 @@ guest=$BUILD/repro/guest-$exp
 
 # The programs the experiments run, and a clip made from FFmpeg's test
 # source (nothing is downloaded): 25 fps MPEG-2 at 352x288 (CIF), whose
-# decoding needs about 13 % of a vCPU under TCG: well inside a fair share
-# beside 8 greps on 2 vCPUs, so that lateness is a matter of latency.
+# decoding needs 9 to 24 % of a vCPU under TCG: inside its fair share
+# beside 6 greps on 2 vCPUs (29 %), so that lateness is a matter of latency.
 mkdir -p "$BUILD/bin" "$BUILD/repro"
 if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ] ||
    [ ! "$BUILD/bin/player" -nt "$TOP/repro/clock.h" ]; then

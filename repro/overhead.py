@@ -5,7 +5,7 @@ Runs "perf bench sched pipe" (two tasks ping-ponging over a pipe on one
 CPU: a context switch per message) and rt-tests' hackbench (groups of senders
 and receivers over sockets) with every task in SCHED_OTHER, SCHED_BVT or
 SCHED_FIFO, alternating the policies run by run, and reports each one's
-time and its ratio to SCHED_OTHER's, of the medians.  SCHED_FIFO is the
+time and its ratio to SCHED_OTHER's (the median of the runs' ratios).  SCHED_FIFO is the
 reference for what any class other than the fair one costs: the core picks
 from the fair class alone by a fast path that skips the other classes.
 
@@ -71,16 +71,21 @@ def run_yield(task, threads, policy):
 
 
 def ratios(result, key, unit_of):
-    """For each group of key, each policy's median over SCHED_OTHER's."""
+    """For each group of key, each policy's time over SCHED_OTHER's in the
+    same run, the median over the runs: under TCG the times drift during a
+    boot, and a run's policies, measured one after the other, drift
+    together."""
     out = {}
     for group in sorted({r[key] for r in result["runs_data"]
                          if key in r}, key=str):
-        med = {p: statistics.median(r[unit_of] for r in result["runs_data"]
-                                    if r.get(key) == group
-                                    and r["policy"] == p)
-               for p in POLICIES}
-        out[str(group)] = {p: round(med[p] / med["other"], 4)
-                           for p in POLICIES if p != "other"}
+        runs = {}
+        for r in result["runs_data"]:
+            if r.get(key) == group:
+                runs.setdefault(r["run"], {})[r["policy"]] = r[unit_of]
+        out[str(group)] = {
+            p: round(statistics.median(t[p] / t["other"]
+                                       for t in runs.values()), 4)
+            for p in POLICIES if p != "other"}
     return out
 
 

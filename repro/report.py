@@ -11,6 +11,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 
 
@@ -271,8 +272,14 @@ def vtime_plot(res, outdir):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    text = os.path.join(outdir, "trace.txt")
+    if not os.path.exists(text):	# only trace.dat is committed
+        with open(text, "w") as f:
+            subprocess.run(["trace-cmd", "report", "-i",
+                            os.path.join(outdir, "trace.dat")],
+                           stdout=f, check=True)
     picks = {}
-    with open(os.path.join(outdir, "trace.txt")) as f:
+    with open(text) as f:
         for line in f:
             m = PICK.search(line)
             if m:
