@@ -5,9 +5,10 @@ Runs "perf bench sched pipe" (two tasks ping-ponging over a pipe on one
 CPU: a context switch per message) and rt-tests' hackbench (groups of senders
 and receivers over sockets) with every task in SCHED_OTHER, SCHED_BVT or
 SCHED_FIFO, alternating the policies run by run, and reports each one's
-time and its ratio to SCHED_OTHER's (the median of the runs' ratios).  SCHED_FIFO is the
-reference for what any class other than the fair one costs: the core picks
-from the fair class alone by a fast path that skips the other classes.
+time and its ratio to SCHED_OTHER's (the median of the runs' ratios).
+SCHED_FIFO is the reference for what any class other than the fair one
+costs: the core picks from the fair class alone by a fast path that skips
+the other classes.
 
 With --task (repro/task.c), it also measures the cost of a pick as the
 runnable count grows: N threads (10 to 1000) on one CPU calling

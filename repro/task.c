@@ -230,9 +230,9 @@ static void web_generate(double rate)
 
 /*
  * What a SCHED_DEADLINE job costs beyond its computation: the wake-up, the
- * sched_setattr() of the next job and, above all, the tick (HZ=1000) at
- * which the runtime is enforced, whose overrun the next job pays for.
- * Without it, exact predictions met half their deadlines at 40 % load.
+ * sched_setattr() of the next job, and the overrun up to the tick (HZ=1000)
+ * at which the runtime is enforced, which the next job pays for.  Without
+ * it, exact predictions met half their deadlines at 40 % load.
  */
 #define DL_ALLOWANCE_MS	1.0
 
