@@ -17,7 +17,6 @@ Reports the fraction of deadlines met per configuration.
 
     deadlines.py --task BIN [--seconds S] [--runs N] [--out FILE]
 """
-import argparse
 import os
 import sys
 
@@ -58,11 +57,8 @@ def run(config, contention, err, args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = procs.arguments(seconds=5)
     ap.add_argument("--task", required=True)
-    ap.add_argument("--out")
-    ap.add_argument("--seconds", type=float, default=5)
-    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--errors", default=",".join(ERRORS))
     args = ap.parse_args()
 

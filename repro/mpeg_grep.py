@@ -10,7 +10,6 @@ with a record per configuration and run.
     mpeg_grep.py --player BIN --clip FILE --tree DIR --out FILE
                  [--seconds S] [--greps N] [--runs N] [--configs a,b,...]
 """
-import argparse
 import json
 import os
 import platform
@@ -192,18 +191,15 @@ def run_config(name, args, player_need_s):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = procs.arguments()
     ap.add_argument("--player", required=True)
     ap.add_argument("--clip", required=True)
     ap.add_argument("--tree", required=True)
-    ap.add_argument("--out")
-    ap.add_argument("--seconds", type=float, default=10)
     # 6 greps leave the player a fair share of 2/7 of a vCPU (29 %): in
     # 10 s runs its need measured 9 to 24 %, TCG charging it for the time
     # the host's cores spent elsewhere, and beside 8 greps (share 22 %) it
     # was late under every fair policy whenever the need reached the share.
     ap.add_argument("--greps", type=int, default=6)
-    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS))
     ap.add_argument("--copy", default="/tmp",
                     help="copy the tree into a tmpfs under this directory "

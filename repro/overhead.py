@@ -16,7 +16,6 @@ sched_yield(), each call a pick among N, and reports the time per call.
 
     overhead.py --out FILE [--runs N] [--task BIN]
 """
-import argparse
 import json
 import os
 import re
@@ -91,9 +90,7 @@ def ratios(result, key, unit_of):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out")
-    ap.add_argument("--runs", type=int, default=5)
+    ap = procs.arguments(runs=5)
     ap.add_argument("--task")
     args = ap.parse_args()
 

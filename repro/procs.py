@@ -5,9 +5,10 @@ collect the JSON object each prints (repro/player.c, repro/task.c).
     procs = [start([...], policy, cpus={1}), ...]
     results = go(procs)
 
-and the controller's own set-up and result file (controller, new_result,
-record, save), the same for every experiment.
+and the controller's own set-up, arguments and result file (controller,
+arguments, new_result, record, save), the same for every experiment.
 """
+import argparse
 import json
 import os
 import platform
@@ -52,6 +53,17 @@ def controller():
     what it measures and stays off the CPU the tasks are pinned to."""
     os.sched_setaffinity(0, {0})
     schedattr.apply(0, {"policy": "fifo", "prio": 90})
+
+
+def arguments(seconds=10, runs=1):
+    """The arguments host/repro.sh gives every experiment: where the
+    result goes, how long each configuration runs, and how many times;
+    each experiment adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out")
+    ap.add_argument("--seconds", type=float, default=seconds)
+    ap.add_argument("--runs", type=int, default=runs)
+    return ap
 
 
 def new_result(experiment, **fields):

@@ -17,7 +17,6 @@ latency (see task.c).
     rt.py --task BIN [--player BIN --clip FILE] [--seconds S] [--runs N]
           [--scenarios a,b] [--configs a,b] [--out FILE]
 """
-import argparse
 import os
 import sys
 
@@ -82,13 +81,10 @@ def run(scenario, config, args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = procs.arguments()
     ap.add_argument("--task", required=True)
     ap.add_argument("--player")
     ap.add_argument("--clip")
-    ap.add_argument("--out")
-    ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--configs", default=",".join(CONFIGS))
     args = ap.parse_args()

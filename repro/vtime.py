@@ -9,7 +9,6 @@ report.py draws vtime.png from trace.txt.
     vtime.py --player BIN --clip FILE --source FILE.c --dir DIR
              --out FILE [--seconds S]
 """
-import argparse
 import os
 import signal
 import subprocess
@@ -25,14 +24,11 @@ COMPILE = {"policy": "bvt"}
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = procs.arguments(seconds=2)	# --runs is ignored: one trace
     ap.add_argument("--player", required=True)
     ap.add_argument("--clip", required=True)
     ap.add_argument("--source", required=True)
     ap.add_argument("--dir", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--seconds", type=float, default=2)
-    ap.add_argument("--runs", type=int, help="ignored: one trace")
     args = ap.parse_args()
 
     cpu = os.cpu_count() - 1

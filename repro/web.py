@@ -9,7 +9,6 @@ bvt-nowarp every worker is alike.  Reports response times by kind.
 
     web.py --task BIN [--seconds S] [--runs N] [--out FILE]
 """
-import argparse
 import os
 import sys
 
@@ -39,11 +38,8 @@ def run(config, args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = procs.arguments()
     ap.add_argument("--task", required=True)
-    ap.add_argument("--out")
-    ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--runs", type=int, default=1)
     args = ap.parse_args()
 
     procs.controller()
