@@ -221,8 +221,10 @@ static struct sched_bvt_entity *bvt_timeline_first(struct bvt_sched *bs)
 
 /*
  * SVT is the least A of the runnable entities.  It never goes back: an
- * entity joins with A >= SVT (see bvt_enqueue_entity()), so the minimum
- * only moves back when the runqueue empties, and then SVT stays put.
+ * entity joins with A >= SVT (see bvt_enqueue_entity()), or a little below
+ * it when it comes back into the class (see switched_from_bvt()), so the
+ * minimum only moves back when the runqueue empties or by that little, and
+ * then SVT stays put.
  */
 static void bvt_update_svt(struct bvt_sched *bs)
 {
@@ -452,20 +454,34 @@ static u64 bvt_unwarp_wait(struct sched_bvt_entity *se, u64 now)
 	return se->params.unwarp - since;
 }
 
-static void bvt_warp_start(struct sched_bvt_entity *se, int reason)
+/*
+ * The state of a warp, apart from its tracepoints: those read the task
+ * around the entity, which the KUnit cases do not have.
+ */
+static void __bvt_warp_start(struct sched_bvt_entity *se)
 {
 	se->warped = 1;
 	se->warp = se->params.warp;
 	se->warp_ran = 0;
+}
+
+static void __bvt_warp_end(struct sched_bvt_entity *se, u64 now)
+{
+	se->warped = 0;
+	se->warp = 0;
+	se->warp_ended = now;
+}
+
+static void bvt_warp_start(struct sched_bvt_entity *se, int reason)
+{
+	__bvt_warp_start(se);
 	trace_sched_bvt_warp_start(bvt_task_of(se), reason, 0);
 }
 
 static void bvt_warp_end(struct sched_bvt_entity *se, u64 now, int reason)
 {
-	se->warped = 0;
-	se->warp = 0;
-	se->warp_ended = now;
 	trace_sched_bvt_warp_end(bvt_task_of(se), reason, se->warp_ran);
+	__bvt_warp_end(se, now);
 }
 
 /* The timer holds a reference on the task while it is queued. */
@@ -502,56 +518,95 @@ static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *se,
 	bvt_unwarp_timer_arm(se, wait);
 }
 
-/* Let the running @se run warped until it reaches L. */
-static void bvt_limit_timer_arm(struct rq *rq, struct sched_bvt_entity *se)
+/* How much longer the running @se may run warped; 0: no limit to enforce. */
+static u64 bvt_limit_left(struct sched_bvt_entity *se)
 {
 	u64 limit = se->params.warp_limit;
 
 	if (!se->warped || !limit)
-		return;
-	hrtimer_start(&rq->bvt.limit_timer,
-		      ns_to_ktime(limit > se->warp_ran ? limit - se->warp_ran : 0),
-		      HRTIMER_MODE_REL_PINNED_HARD);
+		return 0;
+	return limit > se->warp_ran ? limit - se->warp_ran : 1;
 }
 
 /*
- * End the warp of the task running on @rq if it has reached L; it goes on
- * unwarped.  Returns how long it may still run warped, 0 for no limit.
+ * Start @rq's limit timer for @se, which runs there, if it runs warped
+ * with a limit.  Called with @rq locked.  The timer is pinned and only
+ * started on its own CPU, as hrtick does: a change made from another CPU
+ * (sched_setattr(), PI, a signal) asks @rq's CPU to look again at what
+ * runs there.  It is stopped when its thread is put.
  */
-static u64 bvt_check_limit(struct rq *rq)
+static void bvt_limit_timer_arm(struct rq *rq, struct sched_bvt_entity *se)
+{
+	u64 left = bvt_limit_left(se);
+
+	if (!left)
+		return;
+#ifdef CONFIG_SMP
+	if (rq != this_rq()) {
+		smp_call_function_single_async(cpu_of(rq), &rq->bvt.limit_csd);
+		return;
+	}
+#endif
+	hrtimer_start(&rq->bvt.limit_timer, ns_to_ktime(left),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* Arm the limit timer for what runs on @rq now, if it is a BVT thread. */
+static void bvt_limit_timer_rearm(struct rq *rq)
+{
+	if (rq->curr->sched_class == &bvt_sched_class)
+		bvt_limit_timer_arm(rq, &rq->curr->bvt);
+}
+
+#ifdef CONFIG_SMP
+static void bvt_limit_csd_fn(void *arg)
+{
+	struct rq *rq = arg;
+	struct rq_flags rf;
+
+	rq_lock(rq, &rf);
+	update_rq_clock(rq);
+	update_curr_bvt(rq);
+	bvt_limit_timer_rearm(rq);
+	rq_unlock(rq, &rf);
+}
+#endif
+
+/*
+ * End the warp of the task running on @rq if it has reached L; it goes on
+ * unwarped, or warped again at once if U is 0.
+ */
+static void bvt_check_limit(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
 	struct sched_bvt_entity *se = &curr->bvt;
-	u64 limit = se->params.warp_limit;
 
-	if (curr->sched_class != &bvt_sched_class || !se->warped || !limit)
-		return 0;
-	if (se->warp_ran < limit)
-		return limit - se->warp_ran;
+	if (curr->sched_class != &bvt_sched_class || !se->warped ||
+	    !se->params.warp_limit || se->warp_ran < se->params.warp_limit)
+		return;
 
 	bvt_warp_end(se, rq_clock(rq), BVT_WARP_LIMIT);
 	bvt_warp_try(rq, se, BVT_WARP_UNWARP_DONE);
 	bvt_levels_update(se);
 	resched_curr(rq);
-	return se->warped ? limit : 0;
 }
 
+/*
+ * Re-armed, if need be, under the rq lock and never by returning
+ * HRTIMER_RESTART: a remote change may have started it again meanwhile.
+ */
 static enum hrtimer_restart bvt_limit_timer_fn(struct hrtimer *timer)
 {
 	struct rq *rq = container_of(timer, struct rq, bvt.limit_timer);
 	struct rq_flags rf;
-	u64 left;
 
 	rq_lock(rq, &rf);
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
-	left = bvt_check_limit(rq);
+	bvt_check_limit(rq);
+	bvt_limit_timer_rearm(rq);
 	rq_unlock(rq, &rf);
-
-	if (!left)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, ns_to_ktime(left));
-	return HRTIMER_RESTART;
+	return HRTIMER_NORESTART;
 }
 
 static void bvt_check_preempt(struct rq *rq, struct task_struct *p);
@@ -611,6 +666,9 @@ void bvt_signal_warp(struct task_struct *p)
 	struct rq_flags rf;
 	struct rq *rq;
 
+	/* Most handlers' threads are not BVT ones: look before locking. */
+	if (READ_ONCE(p->sched_class) != &bvt_sched_class)
+		return;
 	rq = task_rq_lock(p, &rf);
 	if (p->sched_class != &bvt_sched_class || !se->params.warp)
 		goto unlock;
@@ -769,6 +827,29 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 		bvt_put_curr(se->bs, se);
 }
 
+/*
+ * At every level, the running entity keeps the CPU until it has used its
+ * allowance over the next one there.
+ */
+static void bvt_check_allowance(struct rq *rq, struct sched_bvt_entity *se)
+{
+	unsigned int allowance = READ_ONCE(sysctl_sched_bvt_allowance_ns);
+	struct sched_bvt_entity *next;
+
+	for (; se; se = se->parent) {
+		next = bvt_timeline_first(se->bs);
+		if (next && bvt_allowance_used(se, next, allowance)) {
+			resched_curr(rq);
+			return;
+		}
+	}
+}
+
+/*
+ * @first: @p was picked.  Otherwise the running @p was put and set again
+ * around a change (sched_setattr(), nice, PI, affinity): its new weight or
+ * warp takes effect now, not at the next tick.
+ */
 static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 {
 	struct sched_bvt_entity *se = &p->bvt;
@@ -780,30 +861,18 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	se = &p->bvt;
 	bvt_limit_timer_arm(rq, se);
 	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->bs->svt);
-	if (!first)
+	if (!first) {
+		bvt_check_allowance(rq, se);
 		return;
+	}
 	trace_sched_bvt_pick(p, se->avt, bvt_evt(se), se->bs->svt);
 	bvt_queue_push(rq);
 }
 
-/*
- * At every level, the running entity keeps the CPU until it has used its
- * allowance over the next one there.
- */
 static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 {
-	unsigned int allowance = READ_ONCE(sysctl_sched_bvt_allowance_ns);
-	struct sched_bvt_entity *se = &p->bvt;
-	struct sched_bvt_entity *next;
-
 	update_curr_bvt(rq);
-	for (; se; se = se->parent) {
-		next = bvt_timeline_first(se->bs);
-		if (next && bvt_allowance_used(se, next, allowance)) {
-			resched_curr(rq);
-			return;
-		}
-	}
+	bvt_check_allowance(rq, &p->bvt);
 }
 
 /*
@@ -829,14 +898,30 @@ static void task_fork_bvt(struct task_struct *p)
 	rq_unlock(rq, &rf);
 }
 
-/* A task entering the class starts at the present: no credit, no debt. */
+/*
+ * The most a thread's A may be ahead of or behind its level's SVT when it
+ * leaves the class and comes back.  A runnable thread runs ahead of the
+ * next one by at most its allowance and a tick of charging granularity,
+ * at its weight, plus its warp, and waits behind the others by about as
+ * much: a lag within that was earned by running or by waiting.
+ */
+static u64 bvt_lag_max(struct sched_bvt_entity *se)
+{
+	u64 ahead = 2 * READ_ONCE(sysctl_sched_bvt_allowance_ns) + TICK_NSEC;
+
+	return bvt_scale(ahead, bvt_weight(se)) + se->params.warp;
+}
+
+/*
+ * A thread entering the class keeps the lag it had when it last left it
+ * (see switched_from_bvt()), as CFS keeps vlag: leaving and coming back,
+ * by a change of policy or a PI boost, neither erases debt nor earns
+ * credit.  A thread that was never in the class starts at SVT, and one
+ * that wakes up no earlier than SVT, as ever.
+ */
 static void switching_to_bvt(struct rq *rq, struct task_struct *p)
 {
-	struct sched_bvt_entity *se = &p->bvt;
-
-	bvt_attach(rq, se);
-	se->avt = se->bs->svt;
-	se->vt_relative = 0;
+	bvt_attach(rq, &p->bvt);
 }
 
 /* Leaving the class, or dying: no warp, and no timer left behind. */
@@ -850,9 +935,21 @@ static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
 	bvt_unwarp_timer_cancel(se);
 }
 
+/*
+ * Keep @p's lag: its A as a distance from the SVT of the level it leaves,
+ * within bvt_lag_max() either way.  Its SVT no longer counts @p, so a
+ * thread that was behind the others has a negative lag: dropping that
+ * would cost it its turn at every class change, as keeping no debt would
+ * give it one.  A sleeper's credit is still dropped when it wakes up.
+ */
 static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 {
+	struct sched_bvt_entity *se = &p->bvt;
+	s64 lag = bvt_lag(se), max = bvt_lag_max(se);
+
 	bvt_forget_warp(rq, p);
+	se->avt = clamp_t(s64, lag, -max, max);
+	se->vt_relative = 1;
 }
 
 static void bvt_re_release(struct task_struct *p);
@@ -1136,15 +1233,16 @@ DEFINE_SCHED_CLASS(bvt) = {
 };
 
 /*
- * A task's scheduling state starts afresh at fork; its parameters are
- * inherited, but not a place in the reserved-effort level: that takes an
- * admission of its own.
+ * A task's scheduling state starts afresh at fork, at the SVT of whatever
+ * level it joins; its parameters are inherited, but not a place in the
+ * reserved-effort level: that takes an admission of its own.
  */
 void init_bvt_entity(struct sched_bvt_entity *se)
 {
 	RB_CLEAR_NODE(&se->run_node);
 	se->on_rq = 0;
-	se->vt_relative = 0;
+	se->avt = 0;
+	se->vt_relative = 1;
 	se->warped = 0;
 	se->warp = 0;
 	se->warp_ran = 0;
@@ -1179,6 +1277,10 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->curr_lag = 0;
 	hrtimer_init(&bvt_rq->limit_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->limit_timer.function = bvt_limit_timer_fn;
+#ifdef CONFIG_SMP
+	INIT_CSD(&bvt_rq->limit_csd, bvt_limit_csd_fn,
+		 container_of(bvt_rq, struct rq, bvt));
+#endif
 }
 
 /*
@@ -1220,19 +1322,20 @@ static inline u64 bvt_params_limit(const struct sched_bvt_params *params)
 
 /*
  * Does going from @old (at weight @old_weight) to @new raise a thread's
- * claim on the CPU?  As with nice, raising it takes CAP_SYS_NICE and
- * giving some of it up never does: a weight above the nice-0 weight and
- * above the current one, more warp, or longer or more frequent warping,
- * and anything in the reserved-effort level.  W counts whether or not
+ * claim on the CPU beyond what it may take unprivileged, a weight of
+ * @weight_cap?  As with nice, raising it takes CAP_SYS_NICE and giving
+ * some of it up never does: a weight above @weight_cap and above the
+ * current one, more warp, or longer or more frequent warping, and
+ * anything in the reserved-effort level.  W counts whether or not
  * SCHED_BVT_FLAG_WARP is set, as an SA_BVT_WARP handler runs with it:
  * the flag alone is the thread's own switch.
  */
 static bool bvt_params_raise(const struct sched_bvt_params *old, u32 old_weight,
-			     const struct sched_bvt_params *new)
+			     const struct sched_bvt_params *new, u32 weight_cap)
 {
 	if (bvt_reserved(new))
 		return true;
-	if (new->weight > SCHED_BVT_WEIGHT_DEFAULT && new->weight > old_weight)
+	if (new->weight > weight_cap && new->weight > old_weight)
 		return true;
 	if (!new->warp)
 		return false;
@@ -1253,6 +1356,24 @@ bool __checkparam_bvt(const struct sched_attr *attr)
 	return bvt_params_valid(&params);
 }
 
+/*
+ * The weight of the strongest nice value @p may set without CAP_SYS_NICE:
+ * its own, or what RLIMIT_NICE allows, as is_nice_reduction() decides.
+ */
+static u32 bvt_weight_cap(struct task_struct *p)
+{
+	/* RLIMIT_NICE r allows nice 20 - r: 0 none, 40 and more any. */
+	unsigned long rlim = min(task_rlimit(p, RLIMIT_NICE), 40UL);
+	long nice = min_t(long, task_nice(p), rlimit_to_nice(rlim));
+
+	return sched_prio_to_weight[nice - MIN_NICE];
+}
+
+/*
+ * For a caller without CAP_SYS_NICE: do @attr's BVT parameters ask for
+ * more than @p has or RLIMIT_NICE allows?  Entering the class at all is
+ * checked by the caller, as for SCHED_FIFO: it takes RLIMIT_RTPRIO.
+ */
 bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 {
 	struct sched_bvt_params old = { }, new;
@@ -1263,7 +1384,7 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 		old_weight = bvt_weight(&p->bvt);
 	}
 	bvt_params_from_attr(&new, attr);
-	return bvt_params_raise(&old, old_weight, &new);
+	return bvt_params_raise(&old, old_weight, &new, bvt_weight_cap(p));
 }
 
 /*
@@ -1299,6 +1420,24 @@ void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
 }
 
 /*
+ * A call that carries no BVT parameters, sched_setparam(2),
+ * sched_setscheduler(2) or sched_setattr(2) with a struct older than
+ * SCHED_ATTR_SIZE_VER2, keeps those of a thread already in SCHED_BVT, as
+ * SCHED_FLAG_KEEP_PARAMS would; a thread entering the class with one gets
+ * weight from nice and no warp.
+ */
+void bvt_keep_params(struct task_struct *p, struct sched_attr *attr)
+{
+	int policy = attr->sched_policy;
+
+	/* SETPARAM_POLICY (syscalls.c), the only negative one: no change. */
+	if (policy < 0)
+		policy = p->policy;
+	if (bvt_policy(policy) && task_has_bvt_policy(p))
+		__getparam_bvt(p, attr);
+}
+
+/*
  * Admission to the reserved-effort level.  Its threads' weights add up
  * against the best-effort level's: if they all ran on one CPU, they would
  * hold total / (total + best-effort weight) of it, and that may not pass
@@ -1306,7 +1445,7 @@ void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
  * reserved-effort thread has one of its own (nice does not change it).
  */
 static DEFINE_RAW_SPINLOCK(bvt_re_lock);
-static u64 bvt_re_total;
+static unsigned long bvt_re_total;	/* kernel.sched_bvt_re_admitted */
 
 static bool bvt_re_fits(u64 total, u32 be_weight, unsigned int pct)
 {
@@ -1329,6 +1468,14 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 		new = attr->sched_bvt_weight;
 	if (new == old)
 		return 0;
+	/*
+	 * task_dead_bvt() gives the weight back once, after the last switch
+	 * of an exiting task; one admitted after that would never be.  The
+	 * rq lock orders this test against that switch.
+	 */
+	lockdep_assert_rq_held(task_rq(p));
+	if (new > old && (p->flags & PF_EXITING))
+		return -ESRCH;
 
 	guard(raw_spinlock)(&bvt_re_lock);
 	total = bvt_re_total - old + new;
@@ -1348,11 +1495,17 @@ static void bvt_re_release(struct task_struct *p)
 	p->bvt.re_weight = 0;
 }
 
-/* SCHED_RESET_ON_FORK: the child keeps the class but no privilege. */
+/*
+ * SCHED_RESET_ON_FORK: the child of a BVT thread starts in SCHED_NORMAL,
+ * as that of an RT or deadline one does, at the nice value sched_fork()
+ * chose (its parent's, or 0 if that was negative).
+ */
 void bvt_reset_on_fork(struct task_struct *p)
 {
-	if (bvt_policy(p->policy))
-		memset(&p->bvt.params, 0, sizeof(p->bvt.params));
+	if (!bvt_policy(p->policy))
+		return;
+	p->policy = SCHED_NORMAL;
+	memset(&p->bvt.params, 0, sizeof(p->bvt.params));
 }
 
 static unsigned int bvt_allowance_min = 100 * NSEC_PER_USEC;
@@ -1389,6 +1542,14 @@ static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL(sched_bvt_be_threshold_ns, SYSCTL_ZERO, &bvt_time_max),
 	BVT_SYSCTL(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
 	BVT_SYSCTL(sched_bvt_re_share_pct, SYSCTL_ZERO, &bvt_pct_max),
+	{
+		/* read only: the weight admitted to the reserved-effort level */
+		.procname	= "sched_bvt_re_admitted",
+		.data		= &bvt_re_total,
+		.maxlen		= sizeof(bvt_re_total),
+		.mode		= 0444,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
 };
 
 static int __init sched_bvt_sysctl_init(void)

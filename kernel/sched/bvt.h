@@ -9,6 +9,7 @@
 #include <linux/hrtimer_types.h>
 #include <linux/rbtree_types.h>
 #include <linux/sched/bvt.h>
+#include <linux/smp_types.h>
 #include <uapi/linux/sched.h>
 
 struct sched_attr;
@@ -58,6 +59,10 @@ struct bvt_rq {
 	unsigned long			load;		/* their total weight */
 	s64				curr_lag;	/* E - SVT of the running one */
 	struct hrtimer			limit_timer;	/* L of the running task */
+#ifdef CONFIG_SMP
+	/* asks the CPU to update its limit_timer (see bvt_limit_timer_arm()) */
+	call_single_data_t		limit_csd;
+#endif
 };
 
 #ifdef CONFIG_SCHED_BVT
@@ -74,6 +79,7 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr);
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr);
 void __getparam_bvt(struct task_struct *p, struct sched_attr *attr);
 int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr);
+void bvt_keep_params(struct task_struct *p, struct sched_attr *attr);
 void bvt_reset_on_fork(struct task_struct *p);
 
 #else /* !CONFIG_SCHED_BVT */
@@ -104,6 +110,8 @@ static inline int bvt_admit(struct task_struct *p, int policy,
 	return 0;
 }
 
+static inline void bvt_keep_params(struct task_struct *p,
+				   struct sched_attr *attr) { }
 static inline void bvt_reset_on_fork(struct task_struct *p) { }
 
 #endif /* CONFIG_SCHED_BVT */

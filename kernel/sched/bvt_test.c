@@ -213,33 +213,43 @@ static void bvt_test_params_raise(struct kunit *test)
 	};
 	struct sched_bvt_params p;
 
-	/* Weight: above 1024 and above the current weight. */
+	/* Weight: above the cap and above the current weight. */
 	p = none; p.weight = 1024;
-	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 15, &p));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 15, &p, 1024));
 	p.weight = 1025;
-	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p));
-	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 4096, &p));
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p, 1024));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 4096, &p, 1024));
+	/* A nice-19 thread whose RLIMIT_NICE allows no lower nice: 15. */
+	p.weight = 1024;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 15, &p, 15));
+	p.weight = 15;
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 15, &p, 15));
+	/* One that RLIMIT_NICE lets go to nice -5: up to 3121. */
+	p.weight = 3121;
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 1024, &p, 3121));
+	p.weight = 3122;
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p, 3121));
 
 	/* Warp: enabling, more, longer or more often raises... */
-	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &warp));
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &warp, 1024));
 	p = warp; p.warp++;
-	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p));
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p, 1024));
 	p = warp; p.warp_limit = 0;
-	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p));
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p, 1024));
 	p = warp; p.unwarp--;
-	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p));
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&warp, 1024, &p, 1024));
 	/* ...and the rest lowers or keeps the claim. */
-	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &warp));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &warp, 1024));
 	p = warp; p.warp--; p.warp_limit--; p.unwarp++;
-	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p, 1024));
 	p = warp; p.flags = 0;
-	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&warp, 1024, &p, 1024));
 	/* W without the flag is a claim too (SA_BVT_WARP uses it)... */
 	p = warp; p.flags = 0;
-	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p));
+	KUNIT_EXPECT_TRUE(test, bvt_params_raise(&none, 1024, &p, 1024));
 	/* ...but a warp flag with no warp is no warp. */
 	p = none; p.flags = SCHED_BVT_FLAG_WARP;
-	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 1024, &p));
+	KUNIT_EXPECT_FALSE(test, bvt_params_raise(&none, 1024, &p, 1024));
 }
 
 /* Warp start and end, as the limit timer and a block drive them. */
@@ -254,19 +264,19 @@ static void bvt_test_warp_state(struct kunit *test)
 	se.params.warp_limit = 5 * ms;
 	se.params.unwarp = 50 * ms;
 
-	bvt_warp_start(&se, BVT_WARP_WAKEUP);
+	__bvt_warp_start(&se);
 	KUNIT_EXPECT_EQ(test, se.warped, 1U);
 	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * ms);
 	KUNIT_EXPECT_EQ(test, se.warp_ran, 0ULL);
 	/* L reached at 1000 ms: unwarped, and U runs from there. */
 	se.warp_ran = 5 * ms;
-	bvt_warp_end(&se, 1000 * ms, BVT_WARP_LIMIT);
+	__bvt_warp_end(&se, 1000 * ms);
 	KUNIT_EXPECT_EQ(test, se.warped, 0U);
 	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * ms);
 	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1010 * ms), 40 * ms);
 	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1050 * ms), 0ULL);
 	/* A new warp starts with nothing run. */
-	bvt_warp_start(&se, BVT_WARP_UNWARP_DONE);
+	__bvt_warp_start(&se);
 	KUNIT_EXPECT_EQ(test, se.warp_ran, 0ULL);
 	/* An SA_BVT_WARP signal wants W even without the flag. */
 	se.params.flags = 0;

@@ -229,6 +229,92 @@ TEST(unprivileged_may_only_lower)
 	EXPECT_EQ(0, got.sched_bvt_weight);
 }
 
+/* Lower RLIMIT_RTPRIO (as root, so the hard limit may be anything). */
+static void set_rtprio_limit(struct __test_metadata *_metadata, rlim_t lim)
+{
+	struct rlimit rl = { .rlim_cur = lim, .rlim_max = lim };
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_RTPRIO, &rl));
+}
+
+/*
+ * The class sits above fair: like SCHED_FIFO, entering it takes
+ * CAP_SYS_NICE or a non-zero RLIMIT_RTPRIO, and leaving is free.
+ */
+TEST(unprivileged_may_not_enter)
+{
+	struct sched_attr attr = bvt_attr(0, 0), got;
+	struct sched_param sp = { .sched_priority = 0 };
+
+	set_rtprio_limit(_metadata, 0);
+	drop_privilege(_metadata);
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr = bvt_attr(1, 19);			/* even the weakest claim */
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr.size = SCHED_ATTR_SIZE_VER0;	/* or an old call */
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, sched_setscheduler(0, SCHED_BVT, &sp));
+	EXPECT_EQ(EPERM, errno);
+	got = get_self(_metadata);
+	EXPECT_EQ(SCHED_OTHER, got.sched_policy);
+}
+
+TEST(rtprio_limit_lets_enter)
+{
+	struct sched_attr attr = bvt_attr(1024, 0), other = other_attr(0);
+
+	set_rtprio_limit(_metadata, 1);
+	drop_privilege(_metadata);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+	/* Within the class, the other rules hold as before. */
+	attr = bvt_attr(1025, 0);
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	/* Leaving is free, and so is coming back. */
+	EXPECT_EQ(0, sys_sched_setattr(0, &other, 0));
+	attr = bvt_attr(0, 0);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+}
+
+/*
+ * Without CAP_SYS_NICE a weight may not exceed that of the strongest nice
+ * value the thread may take: its own, or what RLIMIT_NICE allows.
+ */
+TEST(rlimit_nice_caps_the_weight)
+{
+	struct rlimit rl = { .rlim_cur = 0, .rlim_max = 25 };	/* nice -5 */
+	struct sched_attr attr = bvt_attr(0, 19);
+
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	ASSERT_EQ(0, setrlimit(RLIMIT_NICE, &rl));
+	drop_privilege(_metadata);
+	/* Nice 19, RLIMIT_NICE 0: up to nice 19's weight, 15. */
+	attr = bvt_attr(1024, 19);
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr = bvt_attr(16, 19);
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	attr = bvt_attr(15, 19);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	attr = bvt_attr(3, 19);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+
+	/* RLIMIT_NICE 25 allows nice -5: weight 3121, not one more. */
+	rl.rlim_cur = 25;
+	ASSERT_EQ(0, setrlimit(RLIMIT_NICE, &rl));
+	attr = bvt_attr(3121, 19);
+	EXPECT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	attr = bvt_attr(3122, 19);
+	EXPECT_EQ(-1, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(3121, get_self(_metadata).sched_bvt_weight);
+}
+
 TEST(unprivileged_may_lower_warp)
 {
 	struct sched_attr attr = warp_attr(), got;
@@ -310,19 +396,108 @@ TEST(children_inherit)
 		EXPECT_EQ(0, child_status(pid[i]));
 }
 
-TEST(reset_on_fork_drops_privilege)
+/*
+ * SCHED_RESET_ON_FORK: the child starts in SCHED_NORMAL, as an RT or
+ * deadline thread's does, at nice 0 or at its parent's nice if that is
+ * higher.
+ */
+TEST(reset_on_fork_starts_in_normal)
 {
-	struct sched_attr attr = warp_attr(), want = bvt_attr(0, 0);
+	struct sched_attr attr = warp_attr(), want = other_attr(0);
+	int nice[] = { -5, 5 }, i;
 	pid_t pid;
 
-	attr.sched_nice = -5;
-	attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+	for (i = 0; i < 2; i++) {
+		attr.sched_nice = nice[i];
+		attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+		ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+		want.sched_nice = nice[i] < 0 ? 0 : nice[i];
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid)
+			_exit(check_inherited(&want));
+		EXPECT_EQ(0, child_status(pid));
+	}
+	/* The legacy flag in the policy does the same. */
+	{
+		struct sched_param sp = { .sched_priority = 0 };
+
+		ASSERT_EQ(0, sched_setscheduler(0, SCHED_BVT | SCHED_RESET_ON_FORK,
+						&sp));
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (!pid)
+			_exit(check_inherited(&want));
+		EXPECT_EQ(0, child_status(pid));
+	}
+}
+
+/* Every BVT parameter of the calling thread is @want's. */
+static void expect_params(struct __test_metadata *_metadata,
+			  const struct sched_attr *want)
+{
+	struct sched_attr got = get_self(_metadata);
+
+	EXPECT_EQ(SCHED_BVT, got.sched_policy);
+	EXPECT_EQ(want->sched_bvt_weight, got.sched_bvt_weight);
+	EXPECT_EQ(want->sched_bvt_flags, got.sched_bvt_flags);
+	EXPECT_EQ(want->sched_bvt_warp, got.sched_bvt_warp);
+	EXPECT_EQ(want->sched_bvt_warp_limit, got.sched_bvt_warp_limit);
+	EXPECT_EQ(want->sched_bvt_unwarp, got.sched_bvt_unwarp);
+}
+
+/*
+ * Calls that carry no BVT parameters keep those of a thread already in
+ * the class, as SCHED_FLAG_KEEP_PARAMS would: sched_setparam(), the
+ * legacy sched_setscheduler(), sched_setattr() with an older struct.
+ */
+TEST(legacy_calls_keep_params)
+{
+	struct sched_attr attr = warp_attr(), old;
+	struct sched_param sp = { .sched_priority = 0 };
+	unsigned int sizes[] = { 0, SCHED_ATTR_SIZE_VER0, SCHED_ATTR_SIZE_VER1 };
+	unsigned int i;
+
 	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (!pid)
-		_exit(check_inherited(&want));
-	EXPECT_EQ(0, child_status(pid));
+	EXPECT_EQ(0, sched_setparam(0, &sp));
+	expect_params(_metadata, &attr);
+	EXPECT_EQ(0, sched_setscheduler(0, SCHED_BVT, &sp));
+	expect_params(_metadata, &attr);
+	for (i = 0; i < 3; i++) {
+		old = attr;
+		old.size = sizes[i];
+		old.sched_bvt_weight = 0;	/* past the size: not read */
+		old.sched_nice = i + 1;
+		EXPECT_EQ(0, sys_sched_setattr(0, &old, 0));
+		expect_params(_metadata, &attr);
+		EXPECT_EQ(i + 1, get_self(_metadata).sched_nice);
+	}
+	/* SCHED_FLAG_KEEP_POLICY on an old struct: the same. */
+	old.size = SCHED_ATTR_SIZE_VER0;
+	old.sched_policy = SCHED_OTHER;
+	old.sched_flags = SCHED_FLAG_KEEP_POLICY;
+	EXPECT_EQ(0, sys_sched_setattr(0, &old, 0));
+	expect_params(_metadata, &attr);
+}
+
+/*
+ * A custom fair slice (sched_runtime) is no BVT parameter: a thread that
+ * had one still enters and stays in the class with the legacy calls.
+ */
+TEST(legacy_calls_after_a_custom_slice)
+{
+	struct sched_attr slice = other_attr(0), attr = bvt_attr(2048, 0);
+	struct sched_param sp = { .sched_priority = 0 };
+
+	slice.sched_runtime = 3 * MS;
+	ASSERT_EQ(0, sys_sched_setattr(0, &slice, 0));
+	EXPECT_EQ(0, sched_setscheduler(0, SCHED_BVT, &sp));
+	EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+	EXPECT_EQ(0, sys_sched_setattr(0, &slice, 0));
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(0, sched_setscheduler(0, SCHED_BVT, &sp));
+	EXPECT_EQ(0, sched_setparam(0, &sp));
+	expect_params(_metadata, &attr);
 }
 
 /* The kernel's priority of a thread: field 18 of /proc/self/task/TID/stat. */

@@ -17,6 +17,7 @@
 
 #define RE_PCT		"kernel/sched_bvt_re_share_pct"
 #define BE_WEIGHT	"kernel/sched_bvt_be_weight"
+#define RE_ADMITTED	"kernel/sched_bvt_re_admitted"
 
 static int test_cpu(void)
 {
@@ -177,6 +178,58 @@ TEST_F(level, admission_refuses_with_ebusy)
 	try_stop(&c);
 	EXPECT_EQ(0, try_start_after_exit(&c, bvt_reserved_attr(1024)));
 	try_stop(&c);
+}
+
+/* The admitted weight, once it is back at @want (up to 1 s); -1 if not there. */
+static long long re_admitted_settles(unsigned long long want)
+{
+	char path[] = "/proc/sys/" RE_ADMITTED;
+	int tries;
+
+	if (access(path, R_OK))
+		return -1;
+	for (tries = 0; tries < 1000 && read_sysctl(RE_ADMITTED) != want;
+	     tries++)
+		usleep(1000);
+	return read_sysctl(RE_ADMITTED);
+}
+
+/*
+ * A process that has exited but is not reaped yet may not be admitted: its
+ * weight would never be given back, and a few such calls would leave the
+ * level full until reboot.  Admit a live child, let it exit, try again on
+ * the zombie, reap it, and check that the admitted weight comes back.
+ */
+TEST_F(level, zombie_is_not_admitted)
+{
+	struct sched_attr attr = bvt_reserved_attr(1024);
+	unsigned long long base;
+	siginfo_t info;
+	int i, admitted = 0, refused = 0;
+
+	base = read_sysctl(RE_ADMITTED);
+	ASSERT_EQ(base, re_admitted_settles(base));
+	for (i = 0; i < 10; i++) {
+		pid_t pid = fork();
+
+		ASSERT_GE(pid, 0);
+		if (!pid) {
+			pause();
+			_exit(0);
+		}
+		admitted += !sys_sched_setattr(pid, &attr, 0);
+		EXPECT_EQ(base + 1024, read_sysctl(RE_ADMITTED));
+		kill(pid, SIGKILL);
+		/* Wait until it is a zombie, without reaping it. */
+		ASSERT_EQ(0, waitid(P_PID, pid, &info, WEXITED | WNOWAIT));
+		if (sys_sched_setattr(pid, &attr, 0) == -1 && errno == ESRCH)
+			refused++;
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+		EXPECT_EQ(base, re_admitted_settles(base));
+	}
+	EXPECT_EQ(10, admitted);
+	EXPECT_EQ(10, refused);
+	EXPECT_EQ(base, re_admitted_settles(base));
 }
 
 /* A child does not inherit the reservation: it starts in best effort. */

@@ -237,6 +237,54 @@ static double short_runs_avt(struct __test_metadata *_metadata,
  * the sleeps) is charged in full anyway, as the thread, alone, wakes at
  * SVT, which its unrounded A had already moved.
  */
+/*
+ * Move hogs[0] out of the class and straight back every 2 ms, as a helper
+ * that wanted to erase its debt would (or as PI boosts and deboosts it).
+ */
+static void bounce_first(struct hog *hogs, int n, unsigned int ms)
+{
+	struct sched_attr other = other_attr(0);
+	struct timespec pause = { .tv_nsec = 2 * NSEC_PER_MSEC };
+	double end = now_s() + ms / 1e3;
+	int bounces = 0;
+
+	while (now_s() < end) {
+		nanosleep(&pause, NULL);
+		if (!sys_sched_setattr(hogs[0].tid, &other, 0) &&
+		    !sys_sched_setattr(hogs[0].tid, &hogs[0].attr, 0))
+			bounces++;
+	}
+	printf("# %d bounces\n", bounces);
+}
+
+/*
+ * A thread keeps its lag across a class change: moved out and back again
+ * and again, it gets its share, no more and no less.  Entering the class
+ * at SVT erased the debt it ran up before each bounce, and it took 99 %
+ * against an equal peer; keeping debt but not its place behind the peer
+ * left it 25 %.  Margins: 6 points over the ideal half, 5 under it.
+ */
+TEST_F(share, bounced_thread_keeps_its_debt)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_attr(1024, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(1024, 0), .cpu = test_cpu() },
+	};
+	double s[RUNS];
+	int run;
+
+	for (run = 0; run < RUNS; run++) {
+		ASSERT_EQ(0, run_hogs_during(hogs, 2, INTERVAL_MS, bounce_first));
+		s[run] = hog_share(hogs, 2, 0);
+		printf("# run %d: bounced thread %.3f s CPU, peer %.3f s, share %.3f\n",
+		       run, hogs[0].cpu_s, hogs[1].cpu_s, s[run]);
+	}
+	TH_LOG("bounced thread: median share %.3f (ideal 0.500)",
+	       median(s, RUNS));
+	EXPECT_LE(median(s, RUNS), 0.56);
+	EXPECT_GE(median(s, RUNS), 0.5 - MARGIN);
+}
+
 TEST_F(share, mcu_rounds_each_run)
 {
 	double exact, rounded;

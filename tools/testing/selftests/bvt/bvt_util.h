@@ -221,12 +221,17 @@ static void *hog_main(void *arg)
 	return NULL;
 }
 
+/* What the controller does while hogs run: by default, sleep. */
+typedef void (*hogs_during_fn)(struct hog *hogs, int n, unsigned int ms);
+
 /*
- * Run @n hogs for @ms milliseconds and measure the CPU time each got.
- * The calling thread must be the controller.  Returns 0, or -1 if a hog
- * could not be set up (see its err).
+ * Run @n hogs for @ms milliseconds and measure the CPU time each got,
+ * calling @during (NULL: sleeping) meanwhile.  The calling thread must be
+ * the controller.  Returns 0, or -1 if a hog could not be set up (see its
+ * err).
  */
-static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
+static inline int run_hogs_during(struct hog *hogs, int n, unsigned int ms,
+				  hogs_during_fn during)
 {
 	struct timespec interval = {
 		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L,
@@ -259,7 +264,10 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 		pthread_getcpuclockid(hogs[i].thread, &hogs[i].clock);
 		start[i] = clock_s(hogs[i].clock);
 	}
-	nanosleep(&interval, NULL);
+	if (during)
+		during(hogs, n, ms);
+	else
+		nanosleep(&interval, NULL);
 	for (i = 0; i < n; i++)
 		hogs[i].cpu_s = clock_s(hogs[i].clock) - start[i];
 	hogs_wall_s = now_s() - t0;
@@ -273,6 +281,11 @@ static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
 	close(go[1]);
 	free(start);
 	return ret;
+}
+
+static inline int run_hogs(struct hog *hogs, int n, unsigned int ms)
+{
+	return run_hogs_during(hogs, n, ms, NULL);
 }
 
 /* The share of hogs[i] in the CPU time of all @n. */

@@ -372,6 +372,62 @@ TEST_F(warp, signal_handler_runs_warped)
 }
 
 /* The kernel keeps SA_BVT_WARP and, as ever, drops SA_UNSUPPORTED. */
+/*
+ * While two hogs run on the test CPU, one of them warped with a short L
+ * and U = 0 (its limit timer fires, ends the warp and warps it again all
+ * the time), the controller changes that thread's W, L and weight from
+ * another CPU as fast as it can.  Each change puts and sets the running
+ * thread there and re-arms its CPU's limit timer from this one, racing
+ * with the timer's own expiry.  The run must print no warning (the check
+ * reads dmesg), every change must stick, and the warp must go on being
+ * limited: the warped thread keeps no more than its share plus a margin.
+ */
+#define STORM_S		20
+
+static void storm_warped(struct hog *hogs, int n, unsigned int ms)
+{
+	double end = now_s() + ms / 1e3;
+	struct sched_attr got;
+	long calls = 0, bad = 0;
+
+	while (now_s() < end) {
+		struct sched_attr attr = bvt_warp_attr((1 + calls % 5) * MS,
+						       10000 + calls % 7 * 50000,
+						       0);
+
+		attr.sched_bvt_weight = calls % 2 ? 1024 : 2048;
+		if (sys_sched_setattr(hogs[0].tid, &attr, 0) ||
+		    sys_sched_getattr(hogs[0].tid, &got, sizeof(got), 0) ||
+		    got.sched_bvt_warp != attr.sched_bvt_warp ||
+		    got.sched_bvt_warp_limit != attr.sched_bvt_warp_limit ||
+		    got.sched_bvt_weight != attr.sched_bvt_weight)
+			bad++;
+		if (++calls % 64 == 0)
+			usleep(100);	/* let this CPU breathe */
+	}
+	hogs[0].err = bad ? EIO : 0;
+	printf("# %ld remote changes, %ld did not stick\n", calls, bad);
+}
+
+TEST_F(warp, remote_changes_race_the_limit_timer)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_warp_attr(1 * MS, 10000, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+	};
+	double share;
+
+	if (test_cpu() == 0)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_self(0));
+	EXPECT_EQ(0, run_hogs_during(hogs, 2, STORM_S * 1000, storm_warped));
+	share = hog_share(hogs, 2, 0);
+	TH_LOG("warped thread: %.3f s CPU, share %.3f", hogs[0].cpu_s, share);
+	EXPECT_EQ(0, hogs[0].err);
+	EXPECT_GT(hogs[1].cpu_s, 0.1 * STORM_S / 2);
+	EXPECT_LE(share, 0.8);
+}
+
 TEST(sa_bvt_warp_is_known)
 {
 	struct sigaction sa = {
