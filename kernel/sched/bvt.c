@@ -518,12 +518,18 @@ static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *se,
 	bvt_unwarp_timer_arm(se, wait);
 }
 
+/* Does @se run warped with a limit L to enforce? */
+static inline bool bvt_limited(struct sched_bvt_entity *se)
+{
+	return se->warped && se->params.warp_limit;
+}
+
 /* How much longer the running @se may run warped; 0: no limit to enforce. */
 static u64 bvt_limit_left(struct sched_bvt_entity *se)
 {
 	u64 limit = se->params.warp_limit;
 
-	if (!se->warped || !limit)
+	if (!bvt_limited(se))
 		return 0;
 	return limit > se->warp_ran ? limit - se->warp_ran : 1;
 }
@@ -581,8 +587,8 @@ static void bvt_check_limit(struct rq *rq)
 	struct task_struct *curr = rq->curr;
 	struct sched_bvt_entity *se = &curr->bvt;
 
-	if (curr->sched_class != &bvt_sched_class || !se->warped ||
-	    !se->params.warp_limit || se->warp_ran < se->params.warp_limit)
+	if (curr->sched_class != &bvt_sched_class || !bvt_limited(se) ||
+	    se->warp_ran < se->params.warp_limit)
 		return;
 
 	bvt_warp_end(se, rq_clock(rq), BVT_WARP_LIMIT);
