@@ -199,10 +199,14 @@ static long long re_admitted_settles(unsigned long long want)
  * weight would never be given back, and a few such calls would leave the
  * level full until reboot.  Admit a live child, let it exit, try again on
  * the zombie, reap it, and check that the admitted weight comes back.
+ * The second try asks for more weight than the first: asking for the same
+ * is no change, and succeeds while the zombie has not yet given its first
+ * weight back (its last switch may come after waitid() returns).
  */
 TEST_F(level, zombie_is_not_admitted)
 {
-	struct sched_attr attr = bvt_reserved_attr(1024);
+	struct sched_attr attr = bvt_reserved_attr(1024),
+			  more = bvt_reserved_attr(2048);
 	unsigned long long base;
 	siginfo_t info;
 	int i, admitted = 0, refused = 0;
@@ -222,7 +226,7 @@ TEST_F(level, zombie_is_not_admitted)
 		kill(pid, SIGKILL);
 		/* Wait until it is a zombie, without reaping it. */
 		ASSERT_EQ(0, waitid(P_PID, pid, &info, WEXITED | WNOWAIT));
-		if (sys_sched_setattr(pid, &attr, 0) == -1 && errno == ESRCH)
+		if (sys_sched_setattr(pid, &more, 0) == -1 && errno == ESRCH)
 			refused++;
 		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
 		EXPECT_EQ(base, re_admitted_settles(base));
