@@ -114,8 +114,14 @@ static inline struct bvt_level *bvt_level_of(struct sched_bvt_entity *se)
  */
 static u32 bvt_weight(struct sched_bvt_entity *se)
 {
-	return se->params.weight ?:
+	return se->run->weight ?:
 	       scale_load_down(bvt_task_of(se)->se.load.weight);
+}
+
+/* The weight @p has of its own, whatever it inherits. */
+static u32 bvt_own_weight(struct task_struct *p)
+{
+	return p->bvt.params.weight ?: scale_load_down(p->se.load.weight);
 }
 
 /* E = A - W while warped. */
@@ -129,25 +135,32 @@ static inline bool bvt_reserved(const struct sched_bvt_params *params)
 	return params->flags & SCHED_BVT_FLAG_RESERVED;
 }
 
-/*
- * Put a thread in its level on @rq: the root if it is reserved effort,
- * the best-effort level otherwise.
- */
-static void bvt_attach(struct rq *rq, struct sched_bvt_entity *se)
-{
-	struct bvt_level *lv = bvt_reserved(&se->params) ? &rq->bvt.root :
-							   &rq->bvt.be;
-
-	se->bs = &lv->sched;
-	se->parent = lv->se.bs ? &lv->se : NULL;
-}
-
 /* A's distance from the SVT of its level: what fork and migration keep. */
 static inline s64 bvt_lag(struct sched_bvt_entity *se)
 {
 	if (se->vt_relative || !se->bs)
 		return se->avt;
 	return se->avt - READ_ONCE(se->bs->svt);
+}
+
+/*
+ * Put a thread in the level it runs in on @rq: the root if it is reserved
+ * effort (or PI-boosted by a thread that is), the best-effort level
+ * otherwise.  A thread that changes level keeps its distance from the SVT
+ * of the level it leaves; one whose A is relative left no level here.
+ */
+static void bvt_attach(struct rq *rq, struct sched_bvt_entity *se)
+{
+	bool reserved = bvt_reserved(se->run);
+	struct bvt_level *lv = reserved ? &rq->bvt.root : &rq->bvt.be;
+
+	if (se->bs != &lv->sched && se->bs && !se->vt_relative) {
+		se->avt = bvt_lag(se);
+		se->vt_relative = 1;
+		trace_sched_bvt_level(bvt_task_of(se), reserved);
+	}
+	se->bs = &lv->sched;
+	se->parent = lv->se.bs ? &lv->se : NULL;
 }
 
 /*
@@ -437,8 +450,8 @@ static void bvt_charge_mcu(struct sched_bvt_entity *se)
  */
 static inline bool bvt_wants_warp(struct sched_bvt_entity *se)
 {
-	return ((se->params.flags & SCHED_BVT_FLAG_WARP) || se->sig_warp) &&
-	       se->params.warp;
+	return ((se->run->flags & SCHED_BVT_FLAG_WARP) || se->sig_warp) &&
+	       se->run->warp;
 }
 
 /*
@@ -449,9 +462,9 @@ static u64 bvt_unwarp_wait(struct sched_bvt_entity *se, u64 now)
 {
 	s64 since = now - se->warp_ended;
 
-	if (!se->warp_ended || since < 0 || since >= se->params.unwarp)
+	if (!se->warp_ended || since < 0 || since >= se->run->unwarp)
 		return 0;
-	return se->params.unwarp - since;
+	return se->run->unwarp - since;
 }
 
 /*
@@ -461,7 +474,7 @@ static u64 bvt_unwarp_wait(struct sched_bvt_entity *se, u64 now)
 static void __bvt_warp_start(struct sched_bvt_entity *se)
 {
 	se->warped = 1;
-	se->warp = se->params.warp;
+	se->warp = se->run->warp;
 	se->warp_ran = 0;
 }
 
@@ -521,13 +534,13 @@ static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *se,
 /* Does @se run warped with a limit L to enforce? */
 static inline bool bvt_limited(struct sched_bvt_entity *se)
 {
-	return se->warped && se->params.warp_limit;
+	return se->warped && se->run->warp_limit;
 }
 
 /* How much longer the running @se may run warped; 0: no limit to enforce. */
 static u64 bvt_limit_left(struct sched_bvt_entity *se)
 {
-	u64 limit = se->params.warp_limit;
+	u64 limit = se->run->warp_limit;
 
 	if (!bvt_limited(se))
 		return 0;
@@ -588,7 +601,7 @@ static void bvt_check_limit(struct rq *rq)
 	struct sched_bvt_entity *se = &curr->bvt;
 
 	if (curr->sched_class != &bvt_sched_class || !bvt_limited(se) ||
-	    se->warp_ran < se->params.warp_limit)
+	    se->warp_ran < se->run->warp_limit)
 		return;
 
 	bvt_warp_end(se, rq_clock(rq), BVT_WARP_LIMIT);
@@ -676,7 +689,7 @@ void bvt_signal_warp(struct task_struct *p)
 	if (READ_ONCE(p->sched_class) != &bvt_sched_class)
 		return;
 	rq = task_rq_lock(p, &rf);
-	if (p->sched_class != &bvt_sched_class || !se->params.warp)
+	if (p->sched_class != &bvt_sched_class || !se->run->warp)
 		goto unlock;
 	se->sig_warp = 1;
 	if (se->on_rq && !se->warped) {
@@ -748,6 +761,12 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	rq->bvt.nr_running++;
 	rq->bvt.load += bvt_weight(se);
 	add_nr_running(rq, 1);
+	/*
+	 * Put back after a change of its parameters, its PI boost, nice or
+	 * affinity: it may now come before what runs.
+	 */
+	if ((flags & ENQUEUE_RESTORE) && !task_current(rq, p))
+		bvt_check_preempt(rq, p);
 }
 
 static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
@@ -915,7 +934,7 @@ static u64 bvt_lag_max(struct sched_bvt_entity *se)
 {
 	u64 ahead = 2 * READ_ONCE(sysctl_sched_bvt_allowance_ns) + TICK_NSEC;
 
-	return bvt_scale(ahead, bvt_weight(se)) + se->params.warp;
+	return bvt_scale(ahead, bvt_weight(se)) + se->run->warp;
 }
 
 /*
@@ -1043,7 +1062,7 @@ static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 	/* Sleeping earns no credit: it wakes at SVT at the earliest. */
 	evt = max_t(s64, bvt_lag(se), 0);
 	if (bvt_wants_warp(se))
-		evt -= se->params.warp;
+		evt -= se->run->warp;
 	if (cpu != prev_cpu)
 		evt += bvt_penalty();
 	return evt - READ_ONCE(rq->bvt.curr_lag);
@@ -1260,6 +1279,7 @@ void init_bvt_entity(struct sched_bvt_entity *se)
 	se->re_weight = 0;
 	se->sig_warp = 0;
 	se->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
+	se->run = &se->params;
 	hrtimer_init(&se->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	se->unwarp_timer.function = bvt_unwarp_timer_fn;
 }
@@ -1387,31 +1407,27 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 
 	if (bvt_policy(p->policy)) {
 		old = p->bvt.params;
-		old_weight = bvt_weight(&p->bvt);
+		old_weight = bvt_own_weight(p);
 	}
 	bvt_params_from_attr(&new, attr);
 	return bvt_params_raise(&old, old_weight, &new, bvt_weight_cap(p));
 }
 
 /*
- * Called with @p dequeued: the warp starts again, if wanted, on enqueue.
- * A thread that changes level keeps its distance from the SVT of its
- * level.
+ * @p's parameters, or those it runs with, changed while it was dequeued: a
+ * warp it no longer wants ends now, one it wants starts on enqueue, and
+ * bvt_attach() moves it to its new level.
  */
+static void bvt_params_changed(struct task_struct *p)
+{
+	if (p->sched_class == &bvt_sched_class && !bvt_wants_warp(&p->bvt))
+		bvt_forget_warp(task_rq(p), p);
+}
+
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
 {
-	struct sched_bvt_entity *se = &p->bvt;
-	bool was_reserved = bvt_reserved(&se->params);
-	bool in_class = p->sched_class == &bvt_sched_class;
-
-	if (in_class && bvt_reserved_attr(attr) != was_reserved) {
-		se->avt = bvt_lag(se);
-		se->vt_relative = 1;
-		trace_sched_bvt_level(p, !was_reserved);
-	}
-	bvt_params_from_attr(&se->params, attr);
-	if (!bvt_wants_warp(se) && in_class)
-		bvt_forget_warp(task_rq(p), p);
+	bvt_params_from_attr(&p->bvt.params, attr);
+	bvt_params_changed(p);
 }
 
 void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
@@ -1441,6 +1457,88 @@ void bvt_keep_params(struct task_struct *p, struct sched_attr *attr)
 		policy = p->policy;
 	if (bvt_policy(policy) && task_has_bvt_policy(p))
 		__getparam_bvt(p, attr);
+}
+
+/*
+ * Priority inheritance.  A thread holding an rt_mutex (a PI futex) that a
+ * BVT thread waits for runs in SCHED_BVT until it lets go, as one that a
+ * deadline thread waits for runs with the waiter's deadline parameters:
+ * with the stronger of each of its own parameters, if it is a BVT thread,
+ * and those its top waiter runs with: the larger weight, the larger warp
+ * with that warp's L and U, and the reserved-effort level if either runs
+ * there.  Its A stays its own, charged at the weight it runs with.  RT and
+ * deadline waiters and owners come first, as ever: BVT ones only boost an
+ * owner below them, and wait for an rt_mutex behind them and ahead of the
+ * rest (see __waiter_prio()).
+ */
+bool bvt_task(struct task_struct *p)
+{
+	return READ_ONCE(p->sched_class) == &bvt_sched_class;
+}
+
+/*
+ * The thread whose parameters a task at effective priority @prio, whose
+ * top waiter is @pi_task, inherits; NULL if none.  @pi_task is blocked
+ * and cannot go away (see rt_mutex_setprio()).
+ */
+struct task_struct *bvt_pi_donor(struct task_struct *pi_task, int prio)
+{
+	if (!pi_task || rt_or_dl_prio(prio) || !bvt_task(pi_task))
+		return NULL;
+	return pi_task;
+}
+
+/* Does @p run with parameters it inherits? */
+bool bvt_pi_boosted(struct task_struct *p)
+{
+	return p->bvt.run != &p->bvt.params;
+}
+
+static void bvt_pi_merge(struct sched_bvt_params *pi,
+			 const struct sched_bvt_params *own, u32 own_weight,
+			 const struct sched_bvt_params *donor, u32 donor_weight)
+{
+	s64 own_warp = (own->flags & SCHED_BVT_FLAG_WARP) ? own->warp : 0;
+
+	*pi = *own;
+	pi->weight = max(own_weight, donor_weight);
+	pi->flags |= donor->flags & SCHED_BVT_FLAG_RESERVED;
+	if ((donor->flags & SCHED_BVT_FLAG_WARP) && donor->warp > own_warp) {
+		pi->flags |= SCHED_BVT_FLAG_WARP;
+		pi->warp = donor->warp;
+		pi->warp_limit = donor->warp_limit;
+		pi->unwarp = donor->unwarp;
+	}
+}
+
+/*
+ * Let @p, dequeued and put, run with its own parameters merged with those
+ * of @donor, or with its own alone if @donor is NULL.  Called with @p's
+ * pi_lock and rq lock held, before it gets its new class.  A donor's
+ * parameters may change meanwhile; each field is read whole, and its
+ * sched_setattr() walks the PI chain again if its class changes.
+ */
+void bvt_pi_set(struct task_struct *p, struct task_struct *donor)
+{
+	static const struct sched_bvt_params none;
+	struct sched_bvt_entity *se = &p->bvt;
+	const struct sched_bvt_params *own = &none;
+	u32 own_weight = 0;
+
+	if (!donor) {
+		if (se->run == &se->params)
+			return;
+		se->run = &se->params;
+	} else {
+		if (task_has_bvt_policy(p)) {
+			own = &se->params;
+			own_weight = bvt_own_weight(p);
+		}
+		bvt_pi_merge(&se->pi_params, own, own_weight,
+			     READ_ONCE(donor->bvt.run), bvt_weight(&donor->bvt));
+		se->run = &se->pi_params;
+	}
+	bvt_params_changed(p);
 }
 
 /*

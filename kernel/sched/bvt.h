@@ -81,6 +81,9 @@ void __getparam_bvt(struct task_struct *p, struct sched_attr *attr);
 int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr);
 void bvt_keep_params(struct task_struct *p, struct sched_attr *attr);
 void bvt_reset_on_fork(struct task_struct *p);
+struct task_struct *bvt_pi_donor(struct task_struct *pi_task, int prio);
+void bvt_pi_set(struct task_struct *p, struct task_struct *donor);
+bool bvt_pi_boosted(struct task_struct *p);
 
 #else /* !CONFIG_SCHED_BVT */
 
@@ -113,6 +116,20 @@ static inline int bvt_admit(struct task_struct *p, int policy,
 static inline void bvt_keep_params(struct task_struct *p,
 				   struct sched_attr *attr) { }
 static inline void bvt_reset_on_fork(struct task_struct *p) { }
+
+static inline struct task_struct *bvt_pi_donor(struct task_struct *pi_task,
+					       int prio)
+{
+	return NULL;
+}
+
+static inline void bvt_pi_set(struct task_struct *p,
+			      struct task_struct *donor) { }
+
+static inline bool bvt_pi_boosted(struct task_struct *p)
+{
+	return false;
+}
 
 #endif /* CONFIG_SCHED_BVT */
 

@@ -39,6 +39,7 @@ static void bvt_test_entity_init(struct sched_bvt_entity *se, u64 avt,
 	RB_CLEAR_NODE(&se->run_node);
 	se->avt = avt;
 	se->params.weight = weight;
+	se->run = &se->params;
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)
@@ -335,6 +336,56 @@ static void bvt_test_mcu_round(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bvt_mcu_round(0, 1000000), 0ULL);
 }
 
+static void bvt_test_pi_merge(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct sched_bvt_params none = { };
+	struct sched_bvt_params warp = {
+		.flags = SCHED_BVT_FLAG_WARP, .warp = 20 * ms,
+		.warp_limit = 5 * ms, .unwarp = 50 * ms,
+	};
+	struct sched_bvt_params re = {
+		.weight = 4096, .flags = SCHED_BVT_FLAG_RESERVED,
+	};
+	struct sched_bvt_params pi, own;
+
+	/* A thread outside the class runs with its waiter's parameters. */
+	bvt_pi_merge(&pi, &none, 0, &warp, 1024);
+	KUNIT_EXPECT_EQ(test, pi.weight, 1024U);
+	KUNIT_EXPECT_EQ(test, pi.flags, SCHED_BVT_FLAG_WARP);
+	KUNIT_EXPECT_EQ(test, pi.warp, 20 * ms);
+	KUNIT_EXPECT_EQ(test, pi.warp_limit, 5 * ms);
+	KUNIT_EXPECT_EQ(test, pi.unwarp, 50 * ms);
+
+	/* The larger weight; a reserved-effort waiter takes it there. */
+	bvt_pi_merge(&pi, &warp, 8192, &re, 4096);
+	KUNIT_EXPECT_EQ(test, pi.weight, 8192U);
+	KUNIT_EXPECT_EQ(test, pi.flags,
+			SCHED_BVT_FLAG_WARP | SCHED_BVT_FLAG_RESERVED);
+	KUNIT_EXPECT_EQ(test, pi.warp, 20 * ms);
+
+	/* The larger warp, whole: its L and U come with it. */
+	own = warp;
+	own.warp = 30 * ms;
+	own.warp_limit = 0;
+	bvt_pi_merge(&pi, &own, 1024, &warp, 1024);
+	KUNIT_EXPECT_EQ(test, pi.warp, 30 * ms);
+	KUNIT_EXPECT_EQ(test, pi.warp_limit, 0ULL);
+	own.warp = 10 * ms;
+	bvt_pi_merge(&pi, &own, 1024, &warp, 1024);
+	KUNIT_EXPECT_EQ(test, pi.warp, 20 * ms);
+	KUNIT_EXPECT_EQ(test, pi.warp_limit, 5 * ms);
+
+	/* A W without the flag is no warp to inherit, nor to keep. */
+	own.flags = 0;
+	own.warp = 40 * ms;
+	bvt_pi_merge(&pi, &own, 1024, &warp, 1024);
+	KUNIT_EXPECT_EQ(test, pi.warp, 20 * ms);
+	warp.flags = 0;
+	bvt_pi_merge(&pi, &none, 0, &warp, 1024);
+	KUNIT_EXPECT_EQ(test, pi.flags, 0U);
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -349,6 +400,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_level_warp),
 	KUNIT_CASE(bvt_test_re_admission),
 	KUNIT_CASE(bvt_test_mcu_round),
+	KUNIT_CASE(bvt_test_pi_merge),
 	{ }
 };
 

@@ -50,15 +50,24 @@ struct sched_bvt_entity {
 	u64				warp_ended;
 	/* U: starts a deferred warp when it has passed */
 	struct hrtimer			unwarp_timer;
+	/* its own, as set with sched_setattr(2) and returned by getattr */
 	struct sched_bvt_params		params;
+	/* what it runs with: params, or pi_params while PI-boosted */
+	const struct sched_bvt_params	*run;
+	struct sched_bvt_params		pi_params;
 };
 
 struct task_struct;
 
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
+bool bvt_task(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
+static inline bool bvt_task(struct task_struct *p)
+{
+	return false;
+}
 #endif
 
 #endif /* _LINUX_SCHED_BVT_H */
