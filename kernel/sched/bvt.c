@@ -747,6 +747,8 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 }
 
 static void bvt_queue_push(struct rq *rq);
+static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *se,
+			       int delta);
 
 static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
@@ -760,6 +762,7 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_levels_update(se);
 	rq->bvt.nr_running++;
 	rq->bvt.load += bvt_weight(se);
+	bvt_account_queued(rq, se, 1);
 	add_nr_running(rq, 1);
 	/*
 	 * Put back after a change of its parameters, its PI boost, nice or
@@ -788,6 +791,7 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_levels_update(se);
 	rq->bvt.nr_running--;
 	rq->bvt.load -= bvt_weight(se);
+	bvt_account_queued(rq, se, -1);
 	sub_nr_running(rq, 1);
 	return true;
 }
@@ -1006,29 +1010,74 @@ static unsigned int get_rr_interval_bvt(struct rq *rq, struct task_struct *p)
 }
 
 #ifdef CONFIG_SMP
-static int balance_bvt(struct rq *rq, struct task_struct *prev,
-		       struct rq_flags *rf)
-{
-	return sched_stop_runnable(rq) || sched_dl_runnable(rq) ||
-	       sched_rt_runnable(rq) || rq->bvt.nr_running;
-}
-
 /*
  * SMP.  The paper's multiprocessor BVT runs, on every CPU, the runnable
  * thread with the least E system-wide, adding the migration penalty M to
  * the E of a thread that last ran on another CPU.  Here every CPU has its
  * own runqueue and its own SVT, and virtual times are compared across CPUs
- * as distances from the SVT of each: that is what migration keeps.  Two
+ * as distances from the SVT of each: that is what migration keeps.  Three
  * things approximate the global rule:
  *
- *  - a waking thread goes to the CPU where its E, plus M if that is not
- *    the CPU it last ran on, is furthest below the E of what runs there
- *    (an idle CPU, or one running only fair tasks, is best): a warped
- *    thread moves to run at once, a batch thread stays;
+ *  - a waking thread goes to a CPU free for it (no BVT, RT or deadline
+ *    thread runnable there), or else to the CPU where its E, plus M if that
+ *    is not the CPU it last ran on, is furthest below the E of what runs
+ *    there: a warped thread moves to run at once, a batch thread stays;
  *  - a CPU that picks a thread while others wait pushes a waiting one to
- *    a CPU where BVT has less load, if that evens the load out: with equal
- *    weights, no CPU runs two threads more than another.
+ *    a free CPU, or to one where BVT has less load if that evens the load
+ *    out: with equal weights, no CPU runs two threads more than another;
+ *  - a CPU about to run no BVT thread pulls one that waits elsewhere.
+ *
+ * Two CPU masks keep this from visiting every CPU: the CPUs with BVT
+ * threads runnable (the others are the free ones, unless RT or deadline
+ * threads run there) and the CPUs where a thread that may move waits (what
+ * a pull looks at), as rt has its cpupri masks and rto_mask.  Comparing E
+ * or load looks at BVT_SCAN_CPUS CPUs at most.
  */
+#define BVT_SCAN_CPUS	8
+
+static struct cpumask bvt_busy_mask;
+static struct cpumask bvt_overload_mask;
+static atomic_t bvt_overload_count;
+
+/*
+ * After @rq's BVT threads changed: is it busy, and do threads wait there
+ * that could move?  Written only at a change, as rt_set_overload() is.
+ */
+static void bvt_update_masks(struct rq *rq)
+{
+	struct bvt_rq *bvt_rq = &rq->bvt;
+	bool over = bvt_rq->nr_running > 1 && bvt_rq->nr_migratory;
+	bool busy = bvt_rq->nr_running;
+	int cpu = cpu_of(rq);
+
+	if (busy != cpumask_test_cpu(cpu, &bvt_busy_mask))
+		assign_cpu(cpu, &bvt_busy_mask, busy);
+	if (over == bvt_rq->overloaded)
+		return;
+	bvt_rq->overloaded = over;
+	if (over) {
+		cpumask_set_cpu(cpu, &bvt_overload_mask);
+		/* The mask before the count: pairs with bvt_pull(). */
+		smp_wmb();
+		atomic_inc(&bvt_overload_count);
+	} else {
+		atomic_dec(&bvt_overload_count);
+		cpumask_clear_cpu(cpu, &bvt_overload_mask);
+	}
+}
+
+/* @se joins (@delta 1) or leaves (-1) @rq's runnable threads. */
+static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *se,
+			       int delta)
+{
+	if (delta > 0) {
+		se->migratory = bvt_task_of(se)->nr_cpus_allowed > 1;
+		rq->bvt.nr_migratory += se->migratory;
+	} else {
+		rq->bvt.nr_migratory -= se->migratory;
+	}
+	bvt_update_masks(rq);
+}
 
 static inline u64 bvt_penalty(void)
 {
@@ -1041,6 +1090,25 @@ static bool bvt_cpu_free(struct rq *rq)
 	return !READ_ONCE(rq->bvt.nr_running) &&
 	       !READ_ONCE(rq->rt.rt_nr_running) &&
 	       !READ_ONCE(rq->dl.dl_nr_running);
+}
+
+static inline bool bvt_cpu_usable(struct task_struct *p, int cpu)
+{
+	return cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu);
+}
+
+/* A CPU free for @p other than @not, or -1: @prefer first. */
+static int bvt_find_free(struct task_struct *p, int prefer, int not)
+{
+	int cpu;
+
+	if (prefer != not && bvt_cpu_usable(p, prefer) &&
+	    bvt_cpu_free(cpu_rq(prefer)))
+		return prefer;
+	for_each_cpu_andnot(cpu, p->cpus_ptr, &bvt_busy_mask)
+		if (cpu != not && cpu_active(cpu) && bvt_cpu_free(cpu_rq(cpu)))
+			return cpu;
+	return -1;
 }
 
 /*
@@ -1070,30 +1138,35 @@ static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 
 static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 {
-	s64 margin, best_margin = S64_MAX;
-	int cpu, best_cpu = -1;
+	s64 margin, best_margin;
+	int cpu, best_cpu, scan = BVT_SCAN_CPUS;
 
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 
-	/* Ties go to the CPU it last ran on. */
-	if (cpumask_test_cpu(prev_cpu, p->cpus_ptr) && cpu_active(prev_cpu)) {
-		best_cpu = prev_cpu;
-		best_margin = bvt_wake_margin(p, prev_cpu, prev_cpu);
-	}
-	for_each_cpu_and(cpu, p->cpus_ptr, cpu_active_mask) {
-		if (best_margin == S64_MIN)
+	best_cpu = bvt_find_free(p, prev_cpu, -1);
+	if (best_cpu >= 0)
+		goto out;
+
+	/* No CPU is free: where it would run soonest, ties to prev_cpu. */
+	best_cpu = prev_cpu;
+	best_margin = bvt_cpu_usable(p, prev_cpu) ?
+		      bvt_wake_margin(p, prev_cpu, prev_cpu) : S64_MAX;
+	for_each_cpu_wrap(cpu, p->cpus_ptr, prev_cpu) {
+		if (cpu == prev_cpu || !cpu_active(cpu))
+			continue;
+		if (!scan--)
 			break;
 		margin = bvt_wake_margin(p, cpu, prev_cpu);
-		if (best_cpu < 0 || margin < best_margin) {
+		if (margin < best_margin) {
 			best_margin = margin;
 			best_cpu = cpu;
 		}
 	}
-	if (best_cpu < 0)
-		return prev_cpu;	/* the core finds a fallback */
+out:
 	if (best_cpu != prev_cpu)
-		trace_sched_bvt_migrate(p, prev_cpu, best_cpu, false, bvt_penalty());
+		trace_sched_bvt_migrate(p, prev_cpu, best_cpu,
+					BVT_MIGRATE_WAKEUP, bvt_penalty());
 	return best_cpu;
 }
 
@@ -1112,56 +1185,80 @@ static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 	se->vt_relative = 1;
 }
 
-static bool bvt_can_push(struct rq *rq, struct task_struct *p)
+static bool bvt_can_move(struct rq *rq, struct task_struct *p)
 {
 	return !task_on_cpu(rq, p) && p->nr_cpus_allowed > 1 &&
 	       !is_migration_disabled(p);
 }
 
 /*
- * How many waiting threads, in E order, a push looks at on each level.  The
- * push runs at every switch of a CPU with waiting threads: scanning the
- * whole timeline would make a switch among many pinned threads cost their
- * number (1000 pinned yielders: 1.7 times SCHED_OTHER's time per yield).
- * The next few in line are the ones worth moving anyway.
+ * How many waiting threads, in E order, a push or pull looks at on each
+ * level.  The push runs at every switch of a CPU with waiting threads:
+ * scanning the whole timeline would make a switch among many pinned
+ * threads cost their number (1000 pinned yielders: 1.7 times SCHED_OTHER's
+ * time per yield).  The next few in line are the ones worth moving anyway.
  */
 #define BVT_PUSH_SCAN	8
 
-/* Of the first waiting threads of @bs, the one with the least E that may move. */
-static struct task_struct *bvt_pushable_in(struct rq *rq, struct bvt_sched *bs)
+/*
+ * Of the first waiting threads of @bs, the one with the least E that may
+ * move, to @cpu if it is not -1.
+ */
+static struct task_struct *bvt_movable_in(struct rq *rq, struct bvt_sched *bs,
+					  int cpu)
 {
 	struct rb_node *node = rb_first_cached(&bs->timeline);
 	int scan = BVT_PUSH_SCAN;
 
 	for (; node && scan--; node = rb_next(node)) {
 		struct sched_bvt_entity *se = __node_2_bse(node);
+		struct task_struct *p;
 
-		if (bvt_entity_is_task(se) && bvt_can_push(rq, bvt_task_of(se)))
-			return bvt_task_of(se);
+		if (!bvt_entity_is_task(se))
+			continue;
+		p = bvt_task_of(se);
+		if (bvt_can_move(rq, p) &&
+		    (cpu < 0 || cpumask_test_cpu(cpu, p->cpus_ptr)))
+			return p;
 	}
 	return NULL;
 }
 
-static struct task_struct *bvt_pushable_task(struct rq *rq)
+static struct task_struct *bvt_movable_task(struct rq *rq, int cpu)
 {
-	return bvt_pushable_in(rq, &rq->bvt.root.sched) ?:
-	       bvt_pushable_in(rq, &rq->bvt.be.sched);
+	return bvt_movable_in(rq, &rq->bvt.root.sched, cpu) ?:
+	       bvt_movable_in(rq, &rq->bvt.be.sched, cpu);
+}
+
+/* Move the queued @p from @src to @dst; both are locked. */
+static void bvt_move_task(struct task_struct *p, struct rq *src,
+			  struct rq *dst, int reason)
+{
+	trace_sched_bvt_migrate(p, cpu_of(src), cpu_of(dst), reason,
+				bvt_penalty());
+	deactivate_task(src, p, 0);
+	set_task_cpu(p, cpu_of(dst));
+	activate_task(dst, p, 0);
 }
 
 /*
  * Where @p, waiting on @rq, should go: a CPU free for it, or the one with
- * the least BVT load if moving @p there evens the load out.  -1: stay.
+ * the least BVT load (of the next few) if moving @p there evens the load
+ * out.  -1: stay.
  */
 static int bvt_push_target(struct rq *rq, struct task_struct *p)
 {
 	unsigned long load, least = rq->bvt.load - bvt_weight(&p->bvt);
-	int cpu, target = -1;
+	int cpu, target, this_cpu = cpu_of(rq), scan = BVT_SCAN_CPUS;
 
-	for_each_cpu_and(cpu, p->cpus_ptr, cpu_active_mask) {
-		if (cpu == cpu_of(rq))
+	target = bvt_find_free(p, -1, this_cpu);
+	if (target >= 0)
+		return target;
+	for_each_cpu_wrap(cpu, p->cpus_ptr, this_cpu) {
+		if (cpu == this_cpu || !cpu_active(cpu))
 			continue;
-		if (bvt_cpu_free(cpu_rq(cpu)))
-			return cpu;
+		if (!scan--)
+			break;
 		load = READ_ONCE(cpu_rq(cpu)->bvt.load);
 		if (load < least) {
 			least = load;
@@ -1174,7 +1271,7 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 /* Move one waiting thread off @rq, if that helps.  Called with @rq locked. */
 static bool bvt_push_one(struct rq *rq)
 {
-	struct task_struct *p = bvt_pushable_task(rq);
+	struct task_struct *p = bvt_movable_task(rq, -1);
 	struct rq *dst;
 	bool moved = false;
 	int cpu;
@@ -1189,13 +1286,10 @@ static bool bvt_push_one(struct rq *rq)
 	get_task_struct(p);
 	/* This may drop rq->lock: check that @p may still move. */
 	double_lock_balance(rq, dst);
-	if (task_rq(p) == rq && task_on_rq_queued(p) && bvt_can_push(rq, p) &&
+	if (task_rq(p) == rq && task_on_rq_queued(p) && bvt_can_move(rq, p) &&
 	    p->sched_class == &bvt_sched_class &&
 	    cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu)) {
-		trace_sched_bvt_migrate(p, cpu_of(rq), cpu, true, bvt_penalty());
-		deactivate_task(rq, p, 0);
-		set_task_cpu(p, cpu);
-		activate_task(dst, p, 0);
+		bvt_move_task(p, rq, dst, BVT_MIGRATE_PUSH);
 		wakeup_preempt(dst, p, 0);
 		moved = true;
 	}
@@ -1221,8 +1315,69 @@ static void bvt_queue_push(struct rq *rq)
 		queue_balance_callback(rq, &per_cpu(bvt_push_head, cpu_of(rq)),
 				       bvt_push_tasks);
 }
+
+/*
+ * @rq, locked, is about to run no BVT thread: take one that waits on
+ * another CPU, the first found.  As pull_rt_task(), this may drop the
+ * lock.
+ */
+static bool bvt_pull(struct rq *rq)
+{
+	int this_cpu = cpu_of(rq), cpu;
+	struct task_struct *p;
+	bool pulled = false;
+	struct rq *src;
+
+	if (likely(!atomic_read(&bvt_overload_count)))
+		return false;
+	/* The count before the mask: pairs with bvt_update_masks(). */
+	smp_rmb();
+	for_each_cpu(cpu, &bvt_overload_mask) {
+		if (cpu == this_cpu)
+			continue;
+		src = cpu_rq(cpu);
+		if (READ_ONCE(src->bvt.nr_running) < 2)
+			continue;
+		double_lock_balance(rq, src);
+		/* Both may have changed while rq->lock was dropped. */
+		if (!rq->bvt.nr_running && src->bvt.nr_running > 1) {
+			p = bvt_movable_task(src, this_cpu);
+			if (p) {
+				bvt_move_task(p, src, rq, BVT_MIGRATE_PULL);
+				pulled = true;
+			}
+		}
+		double_unlock_balance(rq, src);
+		if (pulled || rq->bvt.nr_running)
+			break;
+	}
+	return pulled;
+}
+
+/*
+ * Called before a pick when the task put was BVT or above: if no BVT
+ * thread would run here, pull one, so that no CPU idles or runs fair
+ * tasks while a BVT thread waits elsewhere.
+ */
+static int balance_bvt(struct rq *rq, struct task_struct *prev,
+		       struct rq_flags *rf)
+{
+	bool above = sched_stop_runnable(rq) || sched_dl_runnable(rq) ||
+		     sched_rt_runnable(rq);
+
+	if (!above && !rq->bvt.nr_running && cpu_active(cpu_of(rq))) {
+		rq_unpin_lock(rq, rf);
+		bvt_pull(rq);
+		rq_repin_lock(rq, rf);
+	}
+	return above || rq->bvt.nr_running;
+}
 #else
 static void bvt_queue_push(struct rq *rq) { }
+static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *se,
+			       int delta)
+{
+}
 #endif /* CONFIG_SMP */
 
 DEFINE_SCHED_CLASS(bvt) = {

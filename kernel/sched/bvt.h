@@ -51,11 +51,20 @@ enum bvt_warp_reason {
 	BVT_WARP_SIGNAL,	/* an SA_BVT_WARP signal is on its way */
 };
 
+/* Why a thread moved to another CPU (sched_bvt_migrate). */
+enum bvt_migrate_reason {
+	BVT_MIGRATE_WAKEUP,	/* placed where it runs sooner */
+	BVT_MIGRATE_PUSH,	/* pushed by a CPU where it waited */
+	BVT_MIGRATE_PULL,	/* pulled by a CPU with no BVT thread */
+};
+
 /* The per-CPU part of SCHED_BVT, in struct rq. */
 struct bvt_rq {
 	struct bvt_level		root;		/* reserved effort */
 	struct bvt_level		be;		/* best effort */
 	unsigned int			nr_running;	/* runnable BVT tasks */
+	unsigned int			nr_migratory;	/* of which may move */
+	unsigned int			overloaded;	/* in bvt_overload_mask */
 	unsigned long			load;		/* their total weight */
 	s64				curr_lag;	/* E - SVT of the running one */
 	struct hrtimer			limit_timer;	/* L of the running task */

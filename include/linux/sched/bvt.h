@@ -30,6 +30,8 @@ struct sched_bvt_entity {
 	unsigned int			on_rq;
 	/* avt is relative to the svt of the level it left (fork, migration) */
 	unsigned int			vt_relative;
+	/* counted in bvt_rq::nr_migratory while queued */
+	unsigned int			migratory;
 	/* E = A - warp now */
 	unsigned int			warped;
 	s64				warp;

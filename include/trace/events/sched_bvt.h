@@ -31,6 +31,17 @@ TRACE_DEFINE_ENUM(BVT_WARP_SIGNAL);
 			 { BVT_WARP_PARAMS, "params" },		\
 			 { BVT_WARP_SIGNAL, "signal" })
 
+/* Why a thread moved to another CPU: enum bvt_migrate_reason. */
+TRACE_DEFINE_ENUM(BVT_MIGRATE_WAKEUP);
+TRACE_DEFINE_ENUM(BVT_MIGRATE_PUSH);
+TRACE_DEFINE_ENUM(BVT_MIGRATE_PULL);
+
+#define show_bvt_migrate_reason(reason)				\
+	__print_symbolic(reason,				\
+			 { BVT_MIGRATE_WAKEUP, "wakeup" },	\
+			 { BVT_MIGRATE_PUSH, "push" },		\
+			 { BVT_MIGRATE_PULL, "pull" })
+
 /* The thread picked to run next on a CPU, with the CPU's SVT. */
 TRACE_EVENT(sched_bvt_pick,
 
@@ -120,23 +131,24 @@ TRACE_EVENT(sched_bvt_warp_deferred,
 
 /*
  * A thread moves from CPU @src to CPU @dst: placed there at wakeup, where
- * it runs sooner even with the migration penalty, or pushed there to even
- * out the BVT load.  @penalty_ns is M, the virtual time charged against
+ * it runs sooner even with the migration penalty, pushed there to a free
+ * CPU or to even out the BVT load, or pulled there by a CPU that had no
+ * BVT thread to run.  @penalty_ns is M, the virtual time charged against
  * leaving the CPU it last ran on when the choice was made.
  */
 TRACE_EVENT(sched_bvt_migrate,
 
-	TP_PROTO(struct task_struct *p, int src, int dst, bool push,
+	TP_PROTO(struct task_struct *p, int src, int dst, int reason,
 		 u64 penalty_ns),
 
-	TP_ARGS(p, src, dst, push, penalty_ns),
+	TP_ARGS(p, src, dst, reason, penalty_ns),
 
 	TP_STRUCT__entry(
 		__array(char,	comm,	TASK_COMM_LEN)
 		__field(pid_t,	pid)
 		__field(int,	src)
 		__field(int,	dst)
-		__field(bool,	push)
+		__field(int,	reason)
 		__field(u64,	penalty_ns)
 	),
 
@@ -145,13 +157,13 @@ TRACE_EVENT(sched_bvt_migrate,
 		__entry->pid	= p->pid;
 		__entry->src	= src;
 		__entry->dst	= dst;
-		__entry->push	= push;
+		__entry->reason	= reason;
 		__entry->penalty_ns = penalty_ns;
 	),
 
 	TP_printk("comm=%s pid=%d src=%d dst=%d reason=%s penalty=%llu",
 		  __entry->comm, __entry->pid, __entry->src, __entry->dst,
-		  __entry->push ? "push" : "wakeup", __entry->penalty_ns)
+		  show_bvt_migrate_reason(__entry->reason), __entry->penalty_ns)
 );
 
 /* A thread moves between the reserved-effort and best-effort levels. */

@@ -219,4 +219,144 @@ TEST(hotplug_loses_no_thread)
 		pthread_join(sp[i].thread, NULL);
 }
 
+/*
+ * A thread that waits behind a warped one moves to a CPU that goes idle:
+ * that CPU pulls it.  X (W = 1 s, no limit) and Y run on CPU a, where X's
+ * warp keeps Y waiting for about a second; Y may also run on CPU b, where
+ * Z runs.  Z blocks: b pulls Y at once, in about a millisecond.  Without a
+ * pull Y waits until something else (a kernel thread, an interrupt)
+ * makes a pick again and push it: 38 and 343 ms were seen.  The median of
+ * PULL_TRIES tries is asserted below PULL_MAX_MS, a margin for TCG.
+ */
+#define PULL_TRIES	5
+#define PULL_MAX_MS	10
+
+struct mover {
+	pthread_t thread;
+	pid_t tid;
+	int cpu, watch_cpu, go[2];
+	atomic_int ready;
+	atomic_bool *stop, block;
+	double when;		/* Y: first seen on watch_cpu; Z: blocked */
+};
+
+static void *mover_main(void *arg)
+{
+	struct mover *m = arg;
+	char c;
+
+	m->tid = gettid();
+	pin_self(m->cpu);
+	atomic_store(&m->ready, 1);
+	if (read(m->go[0], &c, 1) != 1)
+		return NULL;
+	while (!atomic_load_explicit(m->stop, memory_order_relaxed)) {
+		if (atomic_load_explicit(&m->block, memory_order_relaxed)) {
+			m->when = now_s();
+			if (read(m->go[0], &c, 1) != 1)
+				return NULL;
+		}
+		if (m->watch_cpu >= 0 && !m->when &&
+		    sched_getcpu() == m->watch_cpu)
+			m->when = now_s();
+	}
+	return NULL;
+}
+
+static void mover_start(struct mover *m, int cpu, int watch_cpu,
+			atomic_bool *stop)
+{
+	memset(m, 0, sizeof(*m));
+	m->cpu = cpu;
+	m->watch_cpu = watch_cpu;
+	m->stop = stop;
+	if (pipe(m->go))
+		return;
+	pthread_create(&m->thread, NULL, mover_main, m);
+	while (!atomic_load(&m->ready))
+		usleep(1000);
+}
+
+static void mover_go(struct mover *m)
+{
+	if (write(m->go[1], "g", 1) != 1)
+		m->when = -1;
+}
+
+static void mover_join(struct mover *m)
+{
+	mover_go(m);
+	pthread_join(m->thread, NULL);
+	close(m->go[0]);
+	close(m->go[1]);
+}
+
+/* One try: ms from Z blocking on @b to Y running there; -1 if it failed. */
+static double pull_delay_ms(struct __test_metadata *_metadata, int a, int b)
+{
+	struct sched_attr warp = bvt_warp_attr(1000 * NSEC_PER_MSEC, 0, 0);
+	struct sched_attr plain = bvt_attr(1024, 0);
+	atomic_bool done = false;
+	struct mover x, y, z;
+	double delay = -1;
+	cpu_set_t set;
+	int i;
+
+	mover_start(&x, a, -1, &done);
+	mover_start(&y, a, b, &done);
+	mover_start(&z, b, -1, &done);
+	if (sys_sched_setattr(x.tid, &warp, 0) ||
+	    sys_sched_setattr(y.tid, &plain, 0) ||
+	    sys_sched_setattr(z.tid, &plain, 0))
+		goto out;
+	mover_go(&z);
+	mover_go(&x);
+	mover_go(&y);
+	usleep(100000);
+
+	/* Y may now run on b too, where Z keeps it from going. */
+	CPU_ZERO(&set);
+	CPU_SET(a, &set);
+	CPU_SET(b, &set);
+	if (sched_setaffinity(y.tid, sizeof(set), &set))
+		goto out;
+	usleep(100000);
+	if (y.when) {
+		TH_LOG("Y reached CPU %d before Z blocked", b);
+		goto out;
+	}
+
+	atomic_store(&z.block, true);
+	for (i = 0; i < 2000 && !(y.when && z.when); i++)
+		usleep(1000);
+	if (!y.when || !z.when)
+		TH_LOG("Y not on CPU %d 2 s after it went idle", b);
+	else
+		delay = (y.when - z.when) * 1000;
+out:
+	atomic_store(&done, true);
+	mover_join(&x);
+	mover_join(&y);
+	mover_join(&z);
+	return delay;
+}
+
+TEST(idle_cpu_pulls_a_waiting_thread)
+{
+	int a = get_nprocs() - 1, b = 0, i;
+	double delay[PULL_TRIES];
+
+	if (a < 1)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, pin_self(b));
+	ASSERT_EQ(0, become_controller());
+	for (i = 0; i < PULL_TRIES; i++) {
+		delay[i] = pull_delay_ms(_metadata, a, b);
+		ASSERT_LE(0, delay[i]);
+		TH_LOG("try %d: Y moved to CPU %d %.1f ms after Z blocked there",
+		       i, b, delay[i]);
+	}
+	EXPECT_GT(PULL_MAX_MS, median(delay, PULL_TRIES));
+}
+
 TEST_HARNESS_MAIN
