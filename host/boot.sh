@@ -8,7 +8,8 @@
 #
 # BVT_ACCEL=kvm or BVT_ACCEL=tcg forces the accelerator.  Otherwise KVM is
 # tried with a short boot (nested KVM can hang at "Decompressing Linux")
-# and TCG used when that fails.
+# and TCG used when that fails.  BVT_APPEND adds to the kernel
+# command line.
 . "$(dirname "$0")/common.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -22,7 +23,7 @@ run_vng() {
 	# </dev/null: QEMU must never read the caller's terminal.
 	timeout --kill-after=10 "$limit" vng --run "$kernel" "${flags[@]}" \
 		--cpus "$cpus" --memory 2G --rwdir "$dir" \
-		--append "log_buf_len=4M" --verbose --exec "$cmd" \
+		--append "log_buf_len=4M ${BVT_APPEND:-}" --verbose --exec "$cmd" \
 		</dev/null >"$dir/console.log" 2>&1
 }
 

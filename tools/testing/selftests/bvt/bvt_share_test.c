@@ -351,4 +351,58 @@ TEST_F(share, fair_tasks_not_starved)
 	free(hogs);
 }
 
+/* Is @cpu in the CPU list ("1-3,5") in file @path? */
+static bool cpu_listed(const char *path, int cpu)
+{
+	char buf[256], *p = buf;
+	int lo, hi, n;
+	bool ret = false;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	while (sscanf(p, "%d%n", &lo, &n) == 1) {
+		p += n;
+		hi = lo;
+		if (*p == '-' && sscanf(p + 1, "%d%n", &hi, &n) == 1)
+			p += 1 + n;
+		if (cpu >= lo && cpu <= hi)
+			ret = true;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return ret;
+}
+
+/*
+ * On a nohz_full CPU (make check's 4-CPU boot makes the test CPU one) the
+ * tick stops while one task runs; with two BVT threads it must go on, or
+ * the allowance C is never enforced.  Two hogs: each waits at most C and
+ * a tick (4 ms) for its turn, asserted below 100 ms for TCG; without the
+ * tick they took turns at the nohz_full CPU's residual tick, once a
+ * second.
+ */
+TEST_F(share, allowance_holds_on_nohz_full)
+{
+	struct hog hogs[2];
+	int i;
+
+	if (!cpu_listed("/sys/devices/system/cpu/nohz_full", test_cpu()))
+		SKIP(return, "CPU %d is not nohz_full", test_cpu());
+	for (i = 0; i < 2; i++)
+		hogs[i] = (struct hog){ .attr = bvt_attr(1024, 0),
+					.cpu = test_cpu(), .gaps = true };
+	ASSERT_EQ(0, run_hogs(hogs, 2, INTERVAL_MS));
+	for (i = 0; i < 2; i++) {
+		TH_LOG("thread %d: share %.3f, longest wait %.1f ms", i,
+		       hog_share(hogs, 2, i), hogs[i].max_gap_s * 1000);
+		EXPECT_GT(0.1, hogs[i].max_gap_s);
+		EXPECT_GE(hog_share(hogs, 2, i), 0.5 - MARGIN);
+	}
+}
+
 TEST_HARNESS_MAIN

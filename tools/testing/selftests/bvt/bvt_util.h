@@ -183,10 +183,12 @@ struct hog {
 	struct sched_attr attr;
 	int cpu;		/* -1: any */
 	bool yield;		/* call sched_yield() in the loop */
+	bool gaps;		/* measure max_gap_s */
 	/* out */
 	pid_t tid;
 	int err;		/* errno of setting it up, 0 if it worked */
 	double cpu_s;		/* CPU time over the measured interval */
+	double max_gap_s;	/* longest wait between two loop runs */
 	/* private */
 	pthread_t thread;
 	clockid_t clock;
@@ -206,18 +208,28 @@ static double hogs_wall_s;
 static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
+	double last, t;
 	char c;
 
 	h->tid = gettid();
 	h->err = 0;
+	h->max_gap_s = 0;
 	if (h->cpu >= 0 && pin_self(h->cpu))
 		h->err = errno;
 	atomic_fetch_add(h->ready, 1);
 	if (read(h->go, &c, 1) != 1)
 		return NULL;
-	while (!atomic_load_explicit(h->stop, memory_order_relaxed))
+	last = now_s();
+	while (!atomic_load_explicit(h->stop, memory_order_relaxed)) {
 		if (h->yield)
 			sched_yield();
+		if (!h->gaps)
+			continue;
+		t = now_s();
+		if (t - last > h->max_gap_s)
+			h->max_gap_s = t - last;
+		last = t;
+	}
 	return NULL;
 }
 
