@@ -760,8 +760,8 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 						  BVT_WARP_PARAMS);
 	bvt_enqueue_entity(se->bs, se, flags);
 	bvt_levels_update(se);
-	rq->bvt.nr_running++;
-	rq->bvt.load += bvt_weight(se);
+	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running + 1);
+	WRITE_ONCE(rq->bvt.load, rq->bvt.load + bvt_weight(se));
 	bvt_account_queued(rq, se, 1);
 	add_nr_running(rq, 1);
 	/*
@@ -789,8 +789,8 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	}
 	bvt_dequeue_entity(se->bs, se);
 	bvt_levels_update(se);
-	rq->bvt.nr_running--;
-	rq->bvt.load -= bvt_weight(se);
+	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running - 1);
+	WRITE_ONCE(rq->bvt.load, rq->bvt.load - bvt_weight(se));
 	bvt_account_queued(rq, se, -1);
 	sub_nr_running(rq, 1);
 	return true;
@@ -851,7 +851,9 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 
 	update_curr_bvt(rq);
 	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
-	bvt_charge_mcu(se);
+	/* Only a switch ends what it ran, not a put around a change. */
+	if (next)
+		bvt_charge_mcu(se);
 	for (; se; se = se->parent)
 		bvt_put_curr(se->bs, se);
 }
@@ -884,7 +886,8 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	struct sched_bvt_entity *se = &p->bvt;
 
 	p->se.exec_start = rq_clock_task(rq);
-	se->slice_ran = 0;
+	if (first)
+		se->slice_ran = 0;
 	for (; se; se = se->parent)
 		bvt_set_curr(se->bs, se);
 	se = &p->bvt;
@@ -1308,10 +1311,13 @@ static void bvt_push_tasks(struct rq *rq)
 
 static DEFINE_PER_CPU(struct balance_callback, bvt_push_head);
 
-/* Threads wait on @rq: try to move some, once the rq lock is free. */
+/*
+ * Threads that may move wait on @rq: try to move some, once the rq lock
+ * is free.
+ */
 static void bvt_queue_push(struct rq *rq)
 {
-	if (rq->bvt.nr_running > 1)
+	if (rq->bvt.overloaded)
 		queue_balance_callback(rq, &per_cpu(bvt_push_head, cpu_of(rq)),
 				       bvt_push_tasks);
 }
@@ -1359,18 +1365,23 @@ static bool bvt_pull(struct rq *rq)
  * thread would run here, pull one, so that no CPU idles or runs fair
  * tasks while a BVT thread waits elsewhere.
  */
+static bool bvt_above_runnable(struct rq *rq)
+{
+	return sched_stop_runnable(rq) || sched_dl_runnable(rq) ||
+	       sched_rt_runnable(rq);
+}
+
 static int balance_bvt(struct rq *rq, struct task_struct *prev,
 		       struct rq_flags *rf)
 {
-	bool above = sched_stop_runnable(rq) || sched_dl_runnable(rq) ||
-		     sched_rt_runnable(rq);
-
-	if (!above && !rq->bvt.nr_running && cpu_active(cpu_of(rq))) {
+	if (!rq->bvt.nr_running && !bvt_above_runnable(rq) &&
+	    cpu_active(cpu_of(rq))) {
 		rq_unpin_lock(rq, rf);
 		bvt_pull(rq);
 		rq_repin_lock(rq, rf);
 	}
-	return above || rq->bvt.nr_running;
+	/* The lock may have been dropped: look again. */
+	return bvt_above_runnable(rq) || rq->bvt.nr_running;
 }
 #else
 static void bvt_queue_push(struct rq *rq) { }
@@ -1570,13 +1581,20 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 
 /*
  * @p's parameters, or those it runs with, changed while it was dequeued: a
- * warp it no longer wants ends now, one it wants starts on enqueue, and
- * bvt_attach() moves it to its new level.
+ * warp it no longer wants ends now, one it runs goes on with the new W,
+ * one it wants starts on enqueue, and bvt_attach() moves it to its new
+ * level.
  */
 static void bvt_params_changed(struct task_struct *p)
 {
-	if (p->sched_class == &bvt_sched_class && !bvt_wants_warp(&p->bvt))
+	struct sched_bvt_entity *se = &p->bvt;
+
+	if (p->sched_class != &bvt_sched_class)
+		return;
+	if (!bvt_wants_warp(se))
 		bvt_forget_warp(task_rq(p), p);
+	else if (se->warped)
+		se->warp = se->run->warp;
 }
 
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
@@ -1649,6 +1667,23 @@ bool bvt_pi_boosted(struct task_struct *p)
 	return p->bvt.run != &p->bvt.params;
 }
 
+/*
+ * Where @p waits for an rt_mutex among BVT waiters, lowest first: reserved
+ * effort first, then the larger warp, then the larger weight, the order
+ * of bvt_pi_merge(), so that the owner inherits from the strongest.
+ * Weights are below 2^17, warps below 2^24 us.
+ */
+u64 bvt_pi_key(struct task_struct *p)
+{
+	const struct sched_bvt_params *run = READ_ONCE(p->bvt.run);
+	u64 warp = 0;
+
+	if (run->flags & SCHED_BVT_FLAG_WARP)
+		warp = div_u64(run->warp, NSEC_PER_USEC);
+	return ~((u64)bvt_reserved(run) << 41 | warp << 17 |
+		 bvt_weight(&p->bvt));
+}
+
 static void bvt_pi_merge(struct sched_bvt_params *pi,
 			 const struct sched_bvt_params *own, u32 own_weight,
 			 const struct sched_bvt_params *donor, u32 donor_weight)
@@ -1670,8 +1705,9 @@ static void bvt_pi_merge(struct sched_bvt_params *pi,
  * Let @p, dequeued and put, run with its own parameters merged with those
  * of @donor, or with its own alone if @donor is NULL.  Called with @p's
  * pi_lock and rq lock held, before it gets its new class.  A donor's
- * parameters may change meanwhile; each field is read whole, and its
- * sched_setattr() walks the PI chain again if its class changes.
+ * parameters may change meanwhile: each field is read whole (the class
+ * is 64-bit only), and its sched_setattr() walks the PI chain again,
+ * which merges them anew (see bvt_pi_key()).
  */
 void bvt_pi_set(struct task_struct *p, struct task_struct *donor)
 {

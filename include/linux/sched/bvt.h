@@ -64,11 +64,17 @@ struct task_struct;
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
 bool bvt_task(struct task_struct *p);
+u64 bvt_pi_key(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
 static inline bool bvt_task(struct task_struct *p)
 {
 	return false;
+}
+
+static inline u64 bvt_pi_key(struct task_struct *p)
+{
+	return 0;
 }
 #endif
 

@@ -34,7 +34,8 @@ struct pi_round {
 	pthread_mutex_t mutex;
 	struct sched_attr owner_attr;
 	struct sched_attr waiter_attr;
-	bool fair_waiter;	/* a SCHED_OTHER waiter blocks first */
+	/* if not NULL, a waiter with this attr blocks first */
+	struct sched_attr *first_waiter;
 	double after_ms;	/* the owner spins on for this long unlocked */
 	/* out */
 	double hold_ms;		/* wake-up to unlock */
@@ -175,8 +176,7 @@ static struct pi_round *pi_round;
 static void pi_hold(struct hog *hogs, int n, unsigned int ms)
 {
 	struct pi_round *r = pi_round;
-	struct pi_thread owner, waiter, fair;
-	struct sched_attr other = other_attr(0);
+	struct pi_thread owner, waiter, first;
 	pthread_mutexattr_t ma;
 
 	r->err = 0;
@@ -187,20 +187,20 @@ static void pi_hold(struct hog *hogs, int n, unsigned int ms)
 
 	pi_start(&owner, r, test_cpu(), owner_main, &r->owner_attr);
 	pi_start(&waiter, r, test_cpu(), waiter_main, &r->waiter_attr);
-	if (r->fair_waiter) {
+	if (r->first_waiter) {
 		/* Elsewhere, so that it can run to block first. */
-		pi_start(&fair, r, 0, waiter_main, &other);
-		pi_block(&fair, 1);
+		pi_start(&first, r, 0, waiter_main, r->first_waiter);
+		pi_block(&first, 1);
 	}
-	pi_block(&waiter, r->fair_waiter ? 2 : 1);
+	pi_block(&waiter, r->first_waiter ? 2 : 1);
 	sys_sched_getattr(owner.tid, &r->seen, sizeof(r->seen), 0);
 
 	r->released = now_s();
 	pi_go(&owner);
 	pi_join(&owner);
 	pi_join(&waiter);
-	if (r->fair_waiter)
-		pi_join(&fair);
+	if (r->first_waiter)
+		pi_join(&first);
 	pthread_mutex_destroy(&r->mutex);
 }
 
@@ -278,13 +278,32 @@ TEST_F(pi, fair_owner_inherits)
  */
 TEST_F(pi, bvt_waiter_goes_before_a_fair_one)
 {
+	struct sched_attr other = other_attr(0);
 	struct pi_round r = {
 		.owner_attr = other_attr(0),
 		.waiter_attr = bvt_attr(1024, 0),
-		.fair_waiter = true,
+		.first_waiter = &other,
 	};
 
 	check_hold(_metadata, &r, MAX_RATIO);
+}
+
+/*
+ * Among BVT waiters the strongest comes first: a weight-64 waiter that
+ * blocked first does not hide a weight-8192 one.  The owner runs at 8192
+ * (within 3 times its time alone), not at 64 (3 % of the CPU, about 33
+ * times).
+ */
+TEST_F(pi, strongest_bvt_waiter_goes_first)
+{
+	struct sched_attr weak = bvt_attr(64, 0);
+	struct pi_round r = {
+		.owner_attr = other_attr(0),
+		.waiter_attr = bvt_attr(8192, 0),
+		.first_waiter = &weak,
+	};
+
+	check_hold(_metadata, &r, 3.0);
 }
 
 /*
