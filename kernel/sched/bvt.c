@@ -38,6 +38,7 @@
 #include <uapi/linux/sched_bvt.h>
 
 #include "sched.h"
+#include "pelt.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/sched_bvt.h>
@@ -764,6 +765,9 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load + bvt_weight(se));
 	bvt_account_queued(rq, se, 1);
 	add_nr_running(rq, 1);
+	/* Frequency governors see BVT time through avg_bvt. */
+	if (rq->bvt.nr_running == 1)
+		cpufreq_update_util(rq, 0);
 	/*
 	 * Put back after a change of its parameters, its PI boost, nice or
 	 * affinity: it may now come before what runs.
@@ -793,6 +797,8 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load - bvt_weight(se));
 	bvt_account_queued(rq, se, -1);
 	sub_nr_running(rq, 1);
+	if (!rq->bvt.nr_running)
+		cpufreq_update_util(rq, 0);
 	return true;
 }
 
@@ -850,6 +856,7 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	struct sched_bvt_entity *se = &p->bvt;
 
 	update_curr_bvt(rq);
+	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next)
@@ -897,6 +904,9 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 		bvt_check_allowance(rq, se);
 		return;
 	}
+	/* A BVT task put has had its running time counted already. */
+	if (rq->curr->sched_class != &bvt_sched_class)
+		update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 0);
 	trace_sched_bvt_pick(p, se->avt, bvt_evt(se), se->bs->svt);
 	bvt_queue_push(rq);
 }
@@ -904,6 +914,8 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 {
 	update_curr_bvt(rq);
+	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
+	cpufreq_update_util(rq, 0);
 	bvt_check_allowance(rq, &p->bvt);
 }
 
@@ -994,6 +1006,9 @@ static void task_dead_bvt(struct task_struct *p)
 
 static void switched_to_bvt(struct rq *rq, struct task_struct *p)
 {
+	/* Its time in the class starts now, as in switched_to_rt(). */
+	if (task_current(rq, p))
+		update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 0);
 	if (!task_on_rq_queued(p))
 		return;
 	if (!task_current(rq, p))
