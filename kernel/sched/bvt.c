@@ -1048,8 +1048,8 @@ static unsigned int get_rr_interval_bvt(struct rq *rq, struct task_struct *p)
  * Two CPU masks keep this from visiting every CPU: the CPUs with BVT
  * threads runnable (the others are the free ones, unless RT or deadline
  * threads run there) and the CPUs where a thread that may move waits (what
- * a pull looks at), as rt has its cpupri masks and rto_mask.  Comparing E
- * or load looks at BVT_SCAN_CPUS CPUs at most.
+ * a pull looks at), as rt has its cpupri masks and rto_mask.  Looking for
+ * a free CPU, and comparing E or load, look at BVT_SCAN_CPUS CPUs at most.
  */
 #define BVT_SCAN_CPUS	8
 
@@ -1115,17 +1115,25 @@ static inline bool bvt_cpu_usable(struct task_struct *p, int cpu)
 	return cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu);
 }
 
-/* A CPU free for @p other than @not, or -1: @prefer first. */
+/*
+ * A CPU free for @p other than @not, or -1: @prefer first, then the first
+ * few without BVT threads (those may run RT or deadline ones).
+ */
 static int bvt_find_free(struct task_struct *p, int prefer, int not)
 {
-	int cpu;
+	int cpu, scan = BVT_SCAN_CPUS;
 
 	if (prefer != not && bvt_cpu_usable(p, prefer) &&
 	    bvt_cpu_free(cpu_rq(prefer)))
 		return prefer;
-	for_each_cpu_andnot(cpu, p->cpus_ptr, &bvt_busy_mask)
-		if (cpu != not && cpu_active(cpu) && bvt_cpu_free(cpu_rq(cpu)))
+	for_each_cpu_andnot(cpu, p->cpus_ptr, &bvt_busy_mask) {
+		if (cpu == not || !cpu_active(cpu))
+			continue;
+		if (bvt_cpu_free(cpu_rq(cpu)))
 			return cpu;
+		if (!--scan)
+			break;
+	}
 	return -1;
 }
 
