@@ -1,5 +1,5 @@
 # Host-side entry points; see README.md.
-.PHONY: demo check build series repro clean
+.PHONY: demo check build series repro stress clean
 
 demo:
 	host/demo.sh
@@ -21,6 +21,11 @@ EXPERIMENTS = mpeg-grep rt web deadlines overhead vtime
 EXP ?= $(EXPERIMENTS)
 repro:
 	for e in $(EXP); do host/repro.sh $$e $(VARIANT) || exit 1; done
+
+# make stress [SECONDS=60]: bvt_stress in a 2- and a 4-vCPU boot.
+SECONDS ?= 60
+stress:
+	host/stress.sh $(SECONDS)
 
 clean:
 	rm -rf build

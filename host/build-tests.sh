@@ -9,7 +9,7 @@ make -C "$SRC" O="$OBJ" -s headers
 mkdir -p "$BUILD/selftests"
 make -C "$SRC/tools/testing/selftests/bvt" -s \
 	OUTPUT="$BUILD/selftests" KHDR_INCLUDES="-isystem $OBJ/usr/include" \
-	all "$BUILD/selftests/bvt_demo"
+	all "$BUILD/selftests/bvt_demo" "$BUILD/selftests/bvt_stress"
 mkdir -p "$BUILD/bin"
 make -C "$SRC/tools/sched" -s OUTPUT="$BUILD/bin/" \
 	KHDR_INCLUDES="-isystem $OBJ/usr/include"

@@ -2,7 +2,7 @@
 # Runs inside the guest: the demo or every selftest, with results written to
 # OUTDIR for the host to read.
 #
-#   guest-run.sh OUTDIR BINDIR demo|check
+#   guest-run.sh OUTDIR BINDIR demo|check|stress [SECONDS]
 #
 # BINDIR is $BUILD/selftests: bvtctl ($BUILD/bin) and the kernel tree with
 # the shell tests ($BUILD/linux) are found beside it.
@@ -27,6 +27,12 @@ check)
 		timeout 300 "$t" >"$out/$name.tap" 2>&1
 		echo $? >"$out/$name.rc"
 	done
+	;;
+stress)
+	export BVT_STRESS_SECONDS=${4:-20}
+	timeout $((BVT_STRESS_SECONDS + 120)) "$bin/bvt_stress" \
+		>"$out/bvt_stress.tap" 2>&1
+	echo $? >"$out/bvt_stress.rc"
 	;;
 esac
 
