@@ -5,8 +5,9 @@
  * meets, every attr size, weights, flags, W, L and U inside and outside
  * their ranges) and sched_getattr(2) calls on themselves and each other,
  * change affinity and nice, yield, spin, take PI mutexes that a SCHED_FIFO
- * thread also takes, get SA_BVT_WARP signals and fork children that set
- * their own policy and exit; meanwhile one thread flips the class's
+ * thread also takes, get SA_BVT_WARP signals, fault pages in, wait on
+ * global memory barriers and fork children that set their own policy and
+ * exit; meanwhile one thread flips the class's
  * sysctls, one takes CPUs offline and online, an unprivileged process
  * tries to enter the class, and a SCHED_OTHER canary records its longest
  * wait for the CPU.  Checked:
@@ -22,7 +23,9 @@
 #include "bvt_util.h"
 
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -47,7 +50,7 @@ static atomic_bool stop;
 static atomic_long calls, mismatches, odd_errors, forks, signals;
 static atomic_long hotplugs, sysctl_flips, unpriv_calls, unpriv_entered;
 static char first_mismatch[256];
-static double canary_gap;
+static double canary_gap, membarrier_max;
 
 static long pick(unsigned int *seed, long n)
 {
@@ -202,6 +205,31 @@ static void fork_child(unsigned int *seed)
 	}
 }
 
+/* Fault pages in and give them back: mmap_lock, RCU, the page allocator. */
+static void fault_pages(unsigned int *seed)
+{
+	size_t len = (1 + pick(seed, 64)) * 4096;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	memset(p, 1, len);
+	munmap(p, len);
+}
+
+/* A global memory barrier waits for every CPU: its latency is recorded. */
+static void global_barrier(void)
+{
+	double t = now_s();
+
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		return;
+	t = now_s() - t;
+	if (t > membarrier_max)
+		membarrier_max = t;
+}
+
 static void on_signal(int sig)
 {
 	atomic_fetch_add(&signals, 1);
@@ -244,6 +272,13 @@ static void *worker_main(void *arg)
 		case 11:
 			if (!pick(&seed, 8))
 				fork_child(&seed);
+			break;
+		case 12:
+			fault_pages(&seed);
+			break;
+		case 13:
+			if (!pick(&seed, 16))
+				global_barrier();
 			break;
 		default:
 			spin_us(pick(&seed, 2000));
@@ -493,6 +528,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	       atomic_load(&mismatches), *first_mismatch ? ": " : "",
 	       first_mismatch, atomic_load(&odd_errors));
 	TH_LOG("SCHED_OTHER canary's longest wait: %.3f s", canary_gap);
+	TH_LOG("longest membarrier(MEMBARRIER_CMD_GLOBAL): %.3f s",
+	       membarrier_max);
 	EXPECT_EQ(0, atomic_load(&mismatches));
 	EXPECT_EQ(0, atomic_load(&odd_errors));
 	EXPECT_LT(0, atomic_load(&unpriv_calls));
