@@ -6,25 +6,9 @@
 . "$(dirname "$0")/common.sh"
 
 t0=$(date +%s)
-"$TOP/host/setup.sh"
-"$TOP/host/prepare-tree.sh"
-"$TOP/host/build.sh"
-"$TOP/host/build-tests.sh"
-BVT_ACCEL=${BVT_ACCEL:-$("$TOP/host/boot.sh" --probe)}
-export BVT_ACCEL
-
+build_for_boot
 results=$BUILD/results/check
-rm -rf "$results"
-mkdir -p "$results"
-# The 4-CPU boot makes its last CPU, where the one-CPU tests run,
-# nohz_full: the tick stops there whenever the class lets it.
-for cpus in ${BVT_CHECK_CPUS:-2 4}; do
-	dir=$results/${cpus}cpu
-	append=
-	[ "$cpus" -ge 4 ] && append="nohz_full=$((cpus - 1))"
-	BVT_APPEND=$append "$TOP/host/boot.sh" "$cpus" "$dir" 1200 \
-		"$TOP/host/guest-run.sh" "$dir" "$BUILD/selftests" check || true
-done
+boot_guests "$results" 1200 check
 
 host=$results/host.results
 if "$TOP/host/series.sh" check >"$results/checkpatch.log" 2>&1; then

@@ -21,3 +21,32 @@ JOBS=${JOBS:-$(nproc)}
 
 step() { printf '\n==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Build everything a boot needs, then boot_guests RESULTS LIMIT MODE [ARGS]:
+# boot the kernel with each vCPU count of BVT_CHECK_CPUS (default 2 4) and
+# run guest-run.sh MODE there, into RESULTS/<N>cpu.  A boot with 4 vCPUs or
+# more makes its last CPU, where the one-CPU tests run, nohz_full: the tick
+# stops there whenever the class lets it.
+build_for_boot() {
+	"$TOP/host/setup.sh"
+	"$TOP/host/prepare-tree.sh"
+	"$TOP/host/build.sh"
+	"$TOP/host/build-tests.sh"
+	BVT_ACCEL=${BVT_ACCEL:-$("$TOP/host/boot.sh" --probe)}
+	export BVT_ACCEL
+}
+
+boot_guests() {
+	local results=$1 limit=$2 cpus dir append
+	shift 2
+	rm -rf "$results"
+	mkdir -p "$results"
+	for cpus in ${BVT_CHECK_CPUS:-2 4}; do
+		dir=$results/${cpus}cpu
+		append=
+		[ "$cpus" -ge 4 ] && append="nohz_full=$((cpus - 1))"
+		BVT_APPEND=$append "$TOP/host/boot.sh" "$cpus" "$dir" "$limit" \
+			"$TOP/host/guest-run.sh" "$dir" "$BUILD/selftests" "$@" ||
+			true
+	done
+}

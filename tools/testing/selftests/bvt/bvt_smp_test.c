@@ -123,20 +123,6 @@ TEST(penalty_cuts_migrations)
 	EXPECT_LE(high * 2, none);
 }
 
-static int set_online(int cpu, int online)
-{
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 static atomic_bool stop;
 
 struct spinner {

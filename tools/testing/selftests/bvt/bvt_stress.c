@@ -336,21 +336,6 @@ static void *sysctl_main(void *arg)
 	return NULL;
 }
 
-static int set_online(int cpu, int online)
-{
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path),
-		 "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
-}
-
 /* Take CPUs but the first offline and back, one at a time. */
 static void *hotplug_main(void *arg)
 {

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -159,6 +160,22 @@ static inline double clock_s(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Take @cpu offline (0) or bring it back (1); -1 if that failed. */
+static inline int set_online(int cpu, int online)
+{
+	char path[64];
+	int fd, ret;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/online", cpu);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
 }
 
 static inline int pin_self(int cpu)
