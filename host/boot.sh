@@ -9,7 +9,7 @@
 # BVT_ACCEL=kvm or BVT_ACCEL=tcg forces the accelerator.  Otherwise KVM is
 # tried with a short boot (nested KVM can hang at "Decompressing Linux")
 # and TCG used when that fails.  BVT_APPEND adds to the kernel
-# command line.
+# command line; BVT_SMT=1 makes the CPUs pairs of SMT siblings.
 . "$(dirname "$0")/common.sh"
 
 kernel=$OBJ/arch/x86/boot/bzImage
@@ -20,6 +20,8 @@ run_vng() {
 	local accel=$1 cpus=$2 dir=$3 limit=$4 cmd=$5
 	local flags=(--force-9p)
 	[ "$accel" = tcg ] && flags+=(--disable-kvm)
+	[ "${BVT_SMT:-}" ] &&
+		flags+=(--qemu-opts "-smp $cpus,sockets=1,cores=$((cpus / 2)),threads=2")
 	# </dev/null: QEMU must never read the caller's terminal.
 	timeout --kill-after=10 "$limit" vng --run "$kernel" "${flags[@]}" \
 		--cpus "$cpus" --memory 2G --rwdir "$dir" \

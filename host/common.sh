@@ -26,7 +26,9 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # boot the kernel with each vCPU count of BVT_CHECK_CPUS (default 2 4) and
 # run guest-run.sh MODE there, into RESULTS/<N>cpu.  A boot with 4 vCPUs or
 # more makes its last CPU, where the one-CPU tests run, nohz_full: the tick
-# stops there whenever the class lets it.
+# stops there whenever the class lets it.  BVT_SMT=1 makes the CPUs of
+# every boot pairs of SMT siblings, for bvt_core_test (which skips without
+# them): not yet the default, see README.
 build_for_boot() {
 	"$TOP/host/setup.sh"
 	"$TOP/host/prepare-tree.sh"

@@ -126,7 +126,7 @@ static u32 bvt_own_weight(struct task_struct *p)
 }
 
 /* E = A - W while warped. */
-static inline u64 bvt_evt(struct sched_bvt_entity *se)
+static inline u64 bvt_evt(const struct sched_bvt_entity *se)
 {
 	return se->warped ? se->avt - se->warp : se->avt;
 }
@@ -702,7 +702,7 @@ unlock:
 }
 
 /* How deep in the hierarchy @se is queued: 0 in the root. */
-static int bvt_depth(struct sched_bvt_entity *se)
+static int bvt_depth(const struct sched_bvt_entity *se)
 {
 	int depth = 0;
 
@@ -911,12 +911,72 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	bvt_queue_push(rq);
 }
 
+#ifdef CONFIG_SCHED_CORE
+/*
+ * Core scheduling runs, on all SMT siblings of a core, the threads of one
+ * cookie: the strongest of what each sibling would run decides, and a
+ * sibling with nothing of that cookie is forced idle.  BVT threads of
+ * different CPUs compare as distances from the SVT of each CPU's level, as
+ * migration carries them; while a sibling is forced idle, from the SVT each
+ * level had when that began, as cfs_prio_less() uses zero_vruntime_fi: a
+ * thread alone on its CPU keeps its SVT at its own A, and would tie with
+ * the thread it keeps out for as long as it ran.
+ */
+static void bvt_fi_update(struct bvt_sched *bs, unsigned int fi_seq,
+			  bool in_fi)
+{
+	if (in_fi) {
+		if (bs->fi_seq == fi_seq)
+			return;
+		bs->fi_seq = fi_seq;
+	}
+	bs->svt_fi = bs->svt;
+}
+
+/* Does @b, picked on an SMT sibling of @a's CPU, come before @a? */
+bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
+		   bool in_fi)
+{
+	unsigned int fi_seq = task_rq(a)->core->core_forceidle_seq;
+	const struct sched_bvt_entity *sea = &a->bvt, *seb = &b->bvt;
+	int da = bvt_depth(sea), db = bvt_depth(seb);
+
+	/* A reserved thread against a best-effort one: the root decides. */
+	for (; da > db; da--)
+		sea = sea->parent;
+	for (; db > da; db--)
+		seb = seb->parent;
+	bvt_fi_update(sea->bs, fi_seq, in_fi);
+	bvt_fi_update(seb->bs, fi_seq, in_fi);
+	return (s64)(bvt_evt(sea) - sea->bs->svt_fi) >
+	       (s64)(bvt_evt(seb) - seb->bs->svt_fi);
+}
+
+/*
+ * Alone on its CPU while a sibling is forced idle, the running thread sees
+ * no one to hand the CPU to, and would keep the core until it blocks: after
+ * an allowance, have the core pick again (as task_tick_core() does).
+ */
+static void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *se)
+{
+	if (sched_core_enabled(rq) && rq->core->core_forceidle_count &&
+	    rq->bvt.nr_running == 1 &&
+	    se->slice_ran >= READ_ONCE(sysctl_sched_bvt_allowance_ns))
+		resched_curr(rq);
+}
+#else
+static inline void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *se)
+{
+}
+#endif /* CONFIG_SCHED_CORE */
+
 static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 {
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	cpufreq_update_util(rq, 0);
 	bvt_check_allowance(rq, &p->bvt);
+	bvt_tick_core(rq, &p->bvt);
 }
 
 /*

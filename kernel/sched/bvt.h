@@ -24,6 +24,10 @@ struct bvt_sched {
 	struct sched_bvt_entity		*curr;		/* picked, not in timeline */
 	u64				svt;		/* least A of the runnable */
 	unsigned int			nr_queued;	/* runnable, curr included */
+#ifdef CONFIG_SCHED_CORE
+	u64				svt_fi;		/* SVT as a forced idle began */
+	unsigned int			fi_seq;		/* the forced idle it is of */
+#endif
 };
 
 /*
@@ -93,6 +97,8 @@ void bvt_reset_on_fork(struct task_struct *p);
 struct task_struct *bvt_pi_donor(struct task_struct *pi_task, int prio);
 void bvt_pi_set(struct task_struct *p, struct task_struct *donor);
 bool bvt_pi_boosted(struct task_struct *p);
+bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
+		   bool in_fi);
 
 #else /* !CONFIG_SCHED_BVT */
 

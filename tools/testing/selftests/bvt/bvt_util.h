@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,18 @@
 #include <linux/sched_bvt.h>
 
 #define NSEC_PER_MSEC	1000000ULL
+
+/* Write @what to the file at @path (sysfs, tracefs); 0 or -1. */
+static inline int write_file(const char *path, const char *what)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, what, strlen(what)) == (ssize_t)strlen(what) ? 0 : -1;
+	close(fd);
+	return ret;
+}
 
 /* Write @val to a sysctl (procfs path relative to /proc/sys); 0 or -1. */
 static inline int write_sysctl(const char *name, unsigned long long val)
@@ -166,16 +179,10 @@ static inline double clock_s(clockid_t clk)
 static inline int set_online(int cpu, int online)
 {
 	char path[64];
-	int fd, ret;
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/online", cpu);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, online ? "1" : "0", 1) == 1 ? 0 : -1;
-	close(fd);
-	return ret;
+	return write_file(path, online ? "1" : "0");
 }
 
 static inline int pin_self(int cpu)
@@ -201,6 +208,7 @@ struct hog {
 	int cpu;		/* -1: any */
 	bool yield;		/* call sched_yield() in the loop */
 	bool gaps;		/* measure max_gap_s */
+	bool cookie;		/* in a core-scheduling cookie of its own */
 	/* out */
 	pid_t tid;
 	int err;		/* errno of setting it up, 0 if it worked */
@@ -284,6 +292,11 @@ static inline int run_hogs_during(struct hog *hogs, int n, unsigned int ms,
 	/* Threads inherit the controller's SCHED_FIFO: always set a policy. */
 	for (i = 0; i < n; i++)
 		if (!hogs[i].err && sys_sched_setattr(hogs[i].tid, &hogs[i].attr, 0))
+			hogs[i].err = errno;
+	for (i = 0; i < n; i++)
+		if (!hogs[i].err && hogs[i].cookie &&
+		    prctl(PR_SCHED_CORE, PR_SCHED_CORE_CREATE, hogs[i].tid,
+			  PR_SCHED_CORE_SCOPE_THREAD, 0))
 			hogs[i].err = errno;
 	for (i = 0; i < n; i++)
 		if (write(go[1], "g", 1) != 1)

@@ -122,15 +122,10 @@ TEST_F(warp, no_limit_starves_the_peers)
 static void trace_write(const char *file, const char *what)
 {
 	char path[256];
-	int fd;
 
 	snprintf(path, sizeof(path), TRACEFS "/%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd >= 0) {
-		if (write(fd, what, strlen(what)) < 0)
-			perror(path);
-		close(fd);
-	}
+	if (write_file(path, what))
+		perror(path);
 }
 
 static const char * const warp_events[] = {
