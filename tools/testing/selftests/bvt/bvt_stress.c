@@ -7,34 +7,46 @@
  * change affinity and nice, yield, spin, take PI mutexes that a SCHED_FIFO
  * thread also takes, get SA_BVT_WARP signals, fault pages in, wait on
  * global memory barriers and fork children that set their own policy and
- * exit; meanwhile one thread flips the class's
- * sysctls, one takes CPUs offline and online, an unprivileged process
- * tries to enter the class, and a SCHED_OTHER canary records its longest
- * wait for the CPU.  Checked:
+ * exit; meanwhile spinners, one for every two CPUs, take turns of up to 2 s as
+ * the strongest BVT threads there are (a warp of 10 s with no limit, or the
+ * largest weight) so that the BVT threads beside them starve, one thread
+ * flips the class's sysctls, one takes CPUs offline and online, an
+ * unprivileged process tries to enter the class, a SCHED_OTHER canary
+ * records its longest wait for the CPU, and a tracer counts migrations the
+ * class makes and how many of them were undone within 50 ms.  Checked:
  *  - a getattr right after a successful set of the same thread (both under
  *    a lock only the setters take) returns what was set: 0 mismatches;
  *  - errors are the documented ones (EINVAL, EPERM, EBUSY, E2BIG, ESRCH);
  *  - the unprivileged process never enters SCHED_BVT;
  *  - the canary waits less than CANARY_MAX_S: the fair server runs it for
- *    50 ms a second, and CPUs come and go.
- * The boot that runs it fails on any splat in dmesg.  Not a kselftest that
- * make check runs: "make stress [SECONDS=n]" does.
+ *    50 ms a second, and CPUs come and go;
+ *  - a global memory barrier (a grace period: RCU boosting must end the
+ *    starvation of a reader that a strong thread preempted) takes less than
+ *    BARRIER_MAX_S.
+ * The boot that runs it fails on any splat in dmesg (RCU stalls, hung
+ * tasks).  "make check" runs a short pass, "make stress [SECONDS=n]" a long
+ * one.
  */
 #include "bvt_util.h"
 
 #include <fcntl.h>
 #include <linux/membarrier.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 
 #define MAX_WORKERS	16
+#define MAX_STRONG	4
 #define NR_PI		3
 #define CANARY_MAX_S	3.0
+#define BARRIER_MAX_S	3.0
+#define REVERSAL_S	0.05
 
 struct worker {
 	pthread_t thread;
@@ -49,8 +61,10 @@ static pthread_mutex_t pi[NR_PI];
 static atomic_bool stop;
 static atomic_long calls, mismatches, odd_errors, forks, signals;
 static atomic_long hotplugs, sysctl_flips, unpriv_calls, unpriv_entered;
+static atomic_long strong_turns;
+static atomic_ulong faulted;	/* what fault_pages() read: keeps the reads */
 static char first_mismatch[256];
-static double canary_gap, membarrier_max;
+static double canary_gap, membarrier_max, offline_max;
 
 static long pick(unsigned int *seed, long n)
 {
@@ -205,16 +219,38 @@ static void fork_child(unsigned int *seed)
 	}
 }
 
-/* Fault pages in and give them back: mmap_lock, RCU, the page allocator. */
+/*
+ * Fault pages in and give them back: mmap_lock, the page allocator, and
+ * RCU read-side sections (mapping the page cache of our own binary).
+ */
 static void fault_pages(unsigned int *seed)
 {
 	size_t len = (1 + pick(seed, 64)) * 4096;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned long sum = 0;
+	struct stat st;
+	int fd = -1;
+	size_t i;
+	char *p;
 
+	/* Not past the end of the file: that would be SIGBUS. */
+	if (pick(seed, 2)) {
+		fd = open("/proc/self/exe", O_RDONLY);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_size < (off_t)len)
+			len = st.st_size & ~4095L;
+		if (!len) {
+			close(fd);
+			return;
+		}
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		 (fd < 0 ? MAP_ANONYMOUS : 0), fd, 0);
+	if (fd >= 0)
+		close(fd);
 	if (p == MAP_FAILED)
 		return;
-	memset(p, 1, len);
+	for (i = 0; i < len; i += 4096)
+		sum += p[i];
+	atomic_fetch_add_explicit(&faulted, sum, memory_order_relaxed);
 	munmap(p, len);
 }
 
@@ -303,6 +339,131 @@ static void *rt_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The strongest BVT thread there is, in turns of 0.5 to 2 s with 0.2 s of
+ * rest: a warp of SCHED_BVT_WARP_MAX with no limit (it always runs before
+ * an unwarped thread) or the largest weight.  The BVT threads on its CPU
+ * starve for the turn; fair ones keep the fair server's share.
+ */
+static void *strong_main(void *arg)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_BVT,
+	};
+	struct sched_attr other = other_attr(0);
+	struct sched_param fifo = { .sched_priority = 1 };
+	unsigned int seed = (uintptr_t)arg;
+
+	while (!atomic_load(&stop)) {
+		if (pick(&seed, 2)) {
+			attr.sched_bvt_weight = 0;
+			attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
+			attr.sched_bvt_warp = SCHED_BVT_WARP_MAX;
+		} else {
+			attr.sched_bvt_weight = SCHED_BVT_WEIGHT_MAX;
+			attr.sched_bvt_flags = 0;
+			attr.sched_bvt_warp = 0;
+		}
+		/* A kernel without SCHED_BVT: the same starvation from RT. */
+		if (sys_sched_setattr(0, &attr, 0) &&
+		    sched_setscheduler(0, SCHED_FIFO, &fifo))
+			note_error(errno);
+		spin_us(500000 + pick(&seed, 1500000));
+		sys_sched_setattr(0, &other, 0);
+		atomic_fetch_add(&strong_turns, 1);
+		usleep(200000);
+	}
+	return NULL;
+}
+
+/*
+ * Migrations the class makes (the sched_bvt_migrate event), by reason, and
+ * how many of each a migration of the same thread back where it came from
+ * undid within REVERSAL_S: a move that is undone at once did not pay for
+ * itself.  The last move of each thread is kept in a table indexed by pid;
+ * a collision forgets one, which can only hide a reversal.
+ */
+#define TRACING		"/sys/kernel/tracing/"
+#define MIGRATE_EVENT	TRACING "events/sched_bvt/sched_bvt_migrate/enable"
+#define NR_REASONS	3
+#define NR_LAST		4096
+
+static const char * const reasons[NR_REASONS] = { "wakeup", "push", "pull" };
+static long migrations[NR_REASONS], reversed[NR_REASONS];
+
+struct last_move {
+	int pid, src, dst, reason;
+	double t;
+};
+
+static struct last_move last_move[NR_LAST];
+
+static void count_migration(const char *line)
+{
+	const char *ev = strstr(line, ": sched_bvt_migrate: ");
+	const char *ts, *args;
+	struct last_move m, *last;
+	char reason[16];
+	int r;
+
+	if (!ev || ev == line)
+		return;
+	for (ts = ev - 1; ts > line && ts[-1] != ' '; ts--)
+		;
+	args = strstr(ev, " pid=");
+	if (!args || sscanf(args, " pid=%d src=%d dst=%d reason=%15s",
+			    &m.pid, &m.src, &m.dst, reason) != 4)
+		return;
+	for (r = 0; r < NR_REASONS && strcmp(reason, reasons[r]); r++)
+		;
+	if (r == NR_REASONS || m.pid <= 0)
+		return;
+	m.reason = r;
+	m.t = atof(ts);
+	migrations[r]++;
+	last = &last_move[m.pid % NR_LAST];
+	if (last->pid == m.pid && last->src == m.dst && last->dst == m.src &&
+	    m.t - last->t < REVERSAL_S)
+		reversed[last->reason]++;
+	*last = m;
+}
+
+static void *tracer_main(void *arg)
+{
+	char buf[65536], *line, *nl;
+	size_t have = 0;
+	ssize_t n;
+	int fd;
+
+	write_file(TRACING "buffer_size_kb", "2048");
+	write_file(TRACING "trace", "");
+	write_file(MIGRATE_EVENT, "1");
+	fd = open(TRACING "trace_pipe", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	while (!atomic_load(&stop)) {
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		if (n <= 0) {
+			usleep(20000);
+			continue;
+		}
+		have += n;
+		buf[have] = 0;
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			*nl = 0;
+			count_migration(line);
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;
+	}
+	write_file(MIGRATE_EVENT, "0");
+	close(fd);
+	return NULL;
+}
+
 /* Flip the class's sysctls within their ranges; restored at the end. */
 static const struct {
 	const char *name;
@@ -342,8 +503,15 @@ static void *hotplug_main(void *arg)
 	unsigned int seed = 3;
 	int cpu = 1;
 
+	double t;
+
 	while (!atomic_load(&stop) && nr_cpus > 1) {
+		t = now_s();
 		if (!set_online(cpu, 0)) {
+			/* Taking a CPU down waits for grace periods. */
+			t = now_s() - t;
+			if (t > offline_max)
+				offline_max = t;
 			usleep(100000 + pick(&seed, 200000));
 			set_online(cpu, 1);
 			atomic_fetch_add(&hotplugs, 1);
@@ -429,18 +597,19 @@ FIXTURE_TEARDOWN(stress)
 TEST_F_TIMEOUT(stress, run, 86400)
 {
 	unsigned long long saved[NR_KNOBS];
-	pthread_t rt, sysctl, hotplug, canary;
+	pthread_t rt, sysctl, hotplug, canary, tracer, strong[MAX_STRONG];
 	struct sched_attr other = other_attr(0);
 	double seconds = stress_seconds(), t0;
 	pthread_mutexattr_t ma;
 	struct sigaction sa = { .sa_handler = on_signal,
 				.sa_flags = SA_BVT_WARP | SA_RESTART };
-	int report[2], i, cpu;
+	int report[2], i, r, cpu, nr_strong;
 	long v[2];
 	pid_t unpriv;
 
 	nr_cpus = get_nprocs_conf();
 	nr_workers = 2 * nr_cpus > MAX_WORKERS ? MAX_WORKERS : 2 * nr_cpus;
+	nr_strong = nr_cpus / 2 > MAX_STRONG ? MAX_STRONG : nr_cpus / 2 ?: 1;
 	for (i = 0; i < (int)NR_KNOBS; i++)
 		saved[i] = read_sysctl(knobs[i].name);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
@@ -461,6 +630,10 @@ TEST_F_TIMEOUT(stress, run, 86400)
 		pthread_create(&workers[i].thread, NULL, worker_main,
 			       &workers[i]);
 	}
+	for (i = 0; i < nr_strong; i++)
+		pthread_create(&strong[i], NULL, strong_main,
+			       (void *)(uintptr_t)(100 + i));
+	pthread_create(&tracer, NULL, tracer_main, NULL);
 	pthread_create(&rt, NULL, rt_main, NULL);
 	pthread_create(&sysctl, NULL, sysctl_main, NULL);
 	pthread_create(&hotplug, NULL, hotplug_main, NULL);
@@ -486,6 +659,9 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	}
 	for (i = 0; i < nr_workers; i++)
 		pthread_join(workers[i].thread, NULL);
+	for (i = 0; i < nr_strong; i++)
+		pthread_join(strong[i], NULL);
+	pthread_join(tracer, NULL);
 	pthread_join(rt, NULL);
 	pthread_join(sysctl, NULL);
 	pthread_join(hotplug, NULL);
@@ -505,21 +681,27 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	       seconds, nr_workers, nr_cpus, atomic_load(&calls),
 	       atomic_load(&calls) / seconds, atomic_load(&forks),
 	       atomic_load(&signals));
-	TH_LOG("%ld sysctl flips, %ld CPU offline/online cycles",
-	       atomic_load(&sysctl_flips), atomic_load(&hotplugs));
+	TH_LOG("%ld sysctl flips, %ld CPU offline/online cycles, %ld turns of %d strong threads",
+	       atomic_load(&sysctl_flips), atomic_load(&hotplugs),
+	       atomic_load(&strong_turns), nr_strong);
+	for (r = 0; r < NR_REASONS; r++)
+		TH_LOG("%s migrations: %ld, undone within %.0f ms: %ld (%.1f %%)",
+		       reasons[r], migrations[r], REVERSAL_S * 1e3, reversed[r],
+		       migrations[r] ? 100.0 * reversed[r] / migrations[r] : 0);
 	TH_LOG("unprivileged: %ld tries to enter, %ld entered",
 	       atomic_load(&unpriv_calls), atomic_load(&unpriv_entered));
 	TH_LOG("getattr mismatches %ld%s%s, unexpected errors %ld",
 	       atomic_load(&mismatches), *first_mismatch ? ": " : "",
 	       first_mismatch, atomic_load(&odd_errors));
 	TH_LOG("SCHED_OTHER canary's longest wait: %.3f s", canary_gap);
-	TH_LOG("longest membarrier(MEMBARRIER_CMD_GLOBAL): %.3f s",
-	       membarrier_max);
+	TH_LOG("longest membarrier(MEMBARRIER_CMD_GLOBAL): %.3f s, CPU offline: %.3f s",
+	       membarrier_max, offline_max);
 	EXPECT_EQ(0, atomic_load(&mismatches));
 	EXPECT_EQ(0, atomic_load(&odd_errors));
 	EXPECT_LT(0, atomic_load(&unpriv_calls));
 	EXPECT_EQ(0, atomic_load(&unpriv_entered));
 	EXPECT_GT(CANARY_MAX_S, canary_gap);
+	EXPECT_GT(BARRIER_MAX_S, membarrier_max);
 }
 
 TEST_HARNESS_MAIN
