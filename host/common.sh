@@ -26,9 +26,8 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # boot the kernel with each vCPU count of BVT_CHECK_CPUS (default 2 4) and
 # run guest-run.sh MODE there, into RESULTS/<N>cpu.  A boot with 4 vCPUs or
 # more makes its last CPU, where the one-CPU tests run, nohz_full: the tick
-# stops there whenever the class lets it.  BVT_SMT=1 makes the CPUs of
-# every boot pairs of SMT siblings, for bvt_core_test (which skips without
-# them): not yet the default, see README.
+# stops there whenever the class lets it; and its CPUs pairs of SMT
+# siblings, for core scheduling (bvt_core_test skips without them).
 build_for_boot() {
 	"$TOP/host/setup.sh"
 	"$TOP/host/prepare-tree.sh"
@@ -39,15 +38,18 @@ build_for_boot() {
 }
 
 boot_guests() {
-	local results=$1 limit=$2 cpus dir append
+	local results=$1 limit=$2 cpus dir append smt
 	shift 2
 	rm -rf "$results"
 	mkdir -p "$results"
 	for cpus in ${BVT_CHECK_CPUS:-2 4}; do
 		dir=$results/${cpus}cpu
-		append=
-		[ "$cpus" -ge 4 ] && append="nohz_full=$((cpus - 1))"
-		BVT_APPEND=$append "$TOP/host/boot.sh" "$cpus" "$dir" "$limit" \
+		append= smt=
+		if [ "$cpus" -ge 4 ]; then
+			append="nohz_full=$((cpus - 1))" smt=1
+		fi
+		BVT_APPEND=$append BVT_SMT=$smt \
+			"$TOP/host/boot.sh" "$cpus" "$dir" "$limit" \
 			"$TOP/host/guest-run.sh" "$dir" "$BUILD/selftests" "$@" ||
 			true
 	done

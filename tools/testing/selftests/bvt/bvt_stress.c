@@ -391,6 +391,7 @@ static void *strong_main(void *arg)
 
 static const char * const reasons[NR_REASONS] = { "wakeup", "push", "pull" };
 static long migrations[NR_REASONS], reversed[NR_REASONS];
+static long undone_by[NR_REASONS][NR_REASONS];	/* [first][the one back] */
 
 struct last_move {
 	int pid, src, dst, reason;
@@ -424,8 +425,10 @@ static void count_migration(const char *line)
 	migrations[r]++;
 	last = &last_move[m.pid % NR_LAST];
 	if (last->pid == m.pid && last->src == m.dst && last->dst == m.src &&
-	    m.t - last->t < REVERSAL_S)
+	    m.t - last->t < REVERSAL_S) {
 		reversed[last->reason]++;
+		undone_by[last->reason][r]++;
+	}
 	*last = m;
 }
 
@@ -684,10 +687,13 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	TH_LOG("%ld sysctl flips, %ld CPU offline/online cycles, %ld turns of %d strong threads",
 	       atomic_load(&sysctl_flips), atomic_load(&hotplugs),
 	       atomic_load(&strong_turns), nr_strong);
+	TH_LOG("migrations by reason, and those undone within %.0f ms by wakeup/push/pull:",
+	       REVERSAL_S * 1e3);
 	for (r = 0; r < NR_REASONS; r++)
-		TH_LOG("%s migrations: %ld, undone within %.0f ms: %ld (%.1f %%)",
-		       reasons[r], migrations[r], REVERSAL_S * 1e3, reversed[r],
-		       migrations[r] ? 100.0 * reversed[r] / migrations[r] : 0);
+		TH_LOG("  %s: %ld, undone %ld (%.1f %%): %ld/%ld/%ld",
+		       reasons[r], migrations[r], reversed[r],
+		       migrations[r] ? 100.0 * reversed[r] / migrations[r] : 0,
+		       undone_by[r][0], undone_by[r][1], undone_by[r][2]);
 	TH_LOG("unprivileged: %ld tries to enter, %ld entered",
 	       atomic_load(&unpriv_calls), atomic_load(&unpriv_entered));
 	TH_LOG("getattr mismatches %ld%s%s, unexpected errors %ld",
