@@ -9,10 +9,11 @@
 # BVT_ACCEL=kvm or BVT_ACCEL=tcg forces the accelerator.  Otherwise KVM is
 # tried with a short boot (nested KVM can hang at "Decompressing Linux")
 # and TCG used when that fails.  BVT_APPEND adds to the kernel
-# command line; BVT_SMT=1 makes the CPUs pairs of SMT siblings.
+# command line; BVT_SMT=1 makes the CPUs pairs of SMT siblings;
+# BVT_KERNEL boots another bzImage (build/obj-nobvt's, say).
 . "$(dirname "$0")/common.sh"
 
-kernel=$OBJ/arch/x86/boot/bzImage
+kernel=${BVT_KERNEL:-$OBJ/arch/x86/boot/bzImage}
 [ -f "$kernel" ] || die "no kernel at $kernel: run host/build.sh"
 
 # run_vng ACCEL CPUS DIR LIMIT COMMAND

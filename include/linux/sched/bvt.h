@@ -50,6 +50,8 @@ struct sched_bvt_entity {
 	u64				slice_ran;
 	/* rq clock when the last warp ended */
 	u64				warp_ended;
+	/* rq clock when it last began to wait for its CPU */
+	u64				wait_start;
 	/* U: starts a deferred warp when it has passed */
 	struct hrtimer			unwarp_timer;
 	/* its own, as set with sched_setattr(2) and returned by getattr */
