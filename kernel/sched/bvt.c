@@ -711,9 +711,9 @@ static int bvt_depth(const struct sched_bvt_entity *se)
 	return depth;
 }
 
-/* Walk @se and @pse up to the entities of theirs that share a level. */
-static void bvt_find_match(struct sched_bvt_entity **se,
-			   struct sched_bvt_entity **pse)
+/* Walk the deeper of @se and @pse up to the depth of the other. */
+static void bvt_match_depth(const struct sched_bvt_entity **se,
+			    const struct sched_bvt_entity **pse)
 {
 	int depth = bvt_depth(*se), pdepth = bvt_depth(*pse);
 
@@ -721,6 +721,13 @@ static void bvt_find_match(struct sched_bvt_entity **se,
 		*se = (*se)->parent;
 	for (; pdepth > depth; pdepth--)
 		*pse = (*pse)->parent;
+}
+
+/* Walk @se and @pse up to the entities of theirs that share a level. */
+static void bvt_find_match(const struct sched_bvt_entity **se,
+			   const struct sched_bvt_entity **pse)
+{
+	bvt_match_depth(se, pse);
 	while ((*se)->bs != (*pse)->bs) {
 		*se = (*se)->parent;
 		*pse = (*pse)->parent;
@@ -731,7 +738,7 @@ static void bvt_find_match(struct sched_bvt_entity **se,
 static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 {
 	struct task_struct *curr = rq->curr;
-	struct sched_bvt_entity *se, *pse;
+	const struct sched_bvt_entity *se, *pse;
 
 	if (curr->sched_class != &bvt_sched_class) {
 		if (sched_class_above(&bvt_sched_class, curr->sched_class))
@@ -942,13 +949,9 @@ bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 {
 	unsigned int fi_seq = task_rq(a)->core->core_forceidle_seq;
 	const struct sched_bvt_entity *sea = &a->bvt, *seb = &b->bvt;
-	int da = bvt_depth(sea), db = bvt_depth(seb);
 
 	/* A reserved thread against a best-effort one: the root decides. */
-	for (; da > db; da--)
-		sea = sea->parent;
-	for (; db > da; db--)
-		seb = seb->parent;
+	bvt_match_depth(&sea, &seb);
 	bvt_fi_update(sea->bs, fi_seq, in_fi);
 	bvt_fi_update(seb->bs, fi_seq, in_fi);
 	return (s64)(bvt_evt(sea) - sea->bs->svt_fi) >

@@ -347,24 +347,14 @@ static void *rt_main(void *arg)
  */
 static void *strong_main(void *arg)
 {
-	struct sched_attr attr = {
-		.size = sizeof(attr),
-		.sched_policy = SCHED_BVT,
-	};
-	struct sched_attr other = other_attr(0);
+	struct sched_attr warped = bvt_warp_attr(SCHED_BVT_WARP_MAX, 0, 0);
+	struct sched_attr heavy = bvt_attr(SCHED_BVT_WEIGHT_MAX, 0);
+	struct sched_attr other = other_attr(0), attr;
 	struct sched_param fifo = { .sched_priority = 1 };
 	unsigned int seed = (uintptr_t)arg;
 
 	while (!atomic_load(&stop)) {
-		if (pick(&seed, 2)) {
-			attr.sched_bvt_weight = 0;
-			attr.sched_bvt_flags = SCHED_BVT_FLAG_WARP;
-			attr.sched_bvt_warp = SCHED_BVT_WARP_MAX;
-		} else {
-			attr.sched_bvt_weight = SCHED_BVT_WEIGHT_MAX;
-			attr.sched_bvt_flags = 0;
-			attr.sched_bvt_warp = 0;
-		}
+		attr = pick(&seed, 2) ? warped : heavy;
 		/* A kernel without SCHED_BVT: the same starvation from RT. */
 		if (sys_sched_setattr(0, &attr, 0) &&
 		    sched_setscheduler(0, SCHED_FIFO, &fifo))
