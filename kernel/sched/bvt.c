@@ -29,6 +29,7 @@
  *
  * See Documentation/scheduler/sched-bvt.rst.
  */
+#include <linux/indirect_call_wrapper.h>
 #include <linux/math64.h>
 #include <linux/mmu_context.h>
 #include <linux/rbtree_augmented.h>
@@ -89,34 +90,41 @@ static inline u64 bvt_scale(u64 delta, u32 weight)
 	return mul_u64_u32_div(delta, BVT_WEIGHT_UNIT, weight);
 }
 
-static inline struct task_struct *bvt_task_of(struct sched_bvt_entity *se)
+static inline struct task_struct *bvt_task_of(struct bvt_entity *se)
 {
-	return container_of(se, struct task_struct, bvt);
+	return container_of(se, struct task_struct, bvt.se);
 }
 
-static inline struct sched_bvt_entity *__node_2_bse(struct rb_node *node)
+/* The thread state around @se, which must be a thread's entity. */
+static inline struct sched_bvt_entity *bvt_thread_of(struct bvt_entity *se)
 {
-	return rb_entry(node, struct sched_bvt_entity, run_node);
+	return container_of(se, struct sched_bvt_entity, se);
 }
 
-static inline bool bvt_entity_is_task(struct sched_bvt_entity *se)
+static inline struct task_struct *bvt_thread_task(struct sched_bvt_entity *bt)
 {
-	return !se->my_sched;
+	return container_of(bt, struct task_struct, bvt);
 }
 
-static inline struct bvt_level *bvt_level_of(struct sched_bvt_entity *se)
+static inline struct bvt_entity *__node_2_bse(struct rb_node *node)
 {
-	return container_of(se, struct bvt_level, se);
+	return rb_entry(node, struct bvt_entity, run_node);
+}
+
+static inline bool bvt_entity_is_task(struct bvt_entity *se)
+{
+	return !se->my_level;
 }
 
 /*
- * The weight an entity runs with: its own, or for a thread without one,
- * the weight of its nice value.  A level always has one.
+ * The weight a thread runs with: its own, or for a thread without one,
+ * the weight of its nice value.  Its entity is charged at the weight it
+ * had when it was queued: every change of it dequeues the thread.
  */
-static u32 bvt_weight(struct sched_bvt_entity *se)
+static u32 bvt_run_weight(struct sched_bvt_entity *bt)
 {
-	return se->run->weight ?:
-	       scale_load_down(bvt_task_of(se)->se.load.weight);
+	return bt->run->weight ?:
+	       scale_load_down(bvt_thread_task(bt)->se.load.weight);
 }
 
 /* The weight @p has of its own, whatever it inherits. */
@@ -126,7 +134,7 @@ static u32 bvt_own_weight(struct task_struct *p)
 }
 
 /* E = A - W while warped. */
-static inline u64 bvt_evt(const struct sched_bvt_entity *se)
+static inline u64 bvt_evt(const struct bvt_entity *se)
 {
 	return se->warped ? se->avt - se->warp : se->avt;
 }
@@ -137,11 +145,11 @@ static inline bool bvt_reserved(const struct sched_bvt_params *params)
 }
 
 /* A's distance from the SVT of its level: what fork and migration keep. */
-static inline s64 bvt_lag(struct sched_bvt_entity *se)
+static inline s64 bvt_lag(struct bvt_entity *se)
 {
-	if (se->vt_relative || !se->bs)
+	if (se->vt_relative || !se->lv)
 		return se->avt;
-	return se->avt - READ_ONCE(se->bs->svt);
+	return se->avt - READ_ONCE(se->lv->svt);
 }
 
 /*
@@ -150,18 +158,19 @@ static inline s64 bvt_lag(struct sched_bvt_entity *se)
  * otherwise.  A thread that changes level keeps its distance from the SVT
  * of the level it leaves; one whose A is relative left no level here.
  */
-static void bvt_attach(struct rq *rq, struct sched_bvt_entity *se)
+static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	bool reserved = bvt_reserved(se->run);
+	bool reserved = bvt_reserved(bt->run);
 	struct bvt_level *lv = reserved ? &rq->bvt.root : &rq->bvt.be;
+	struct bvt_entity *se = &bt->se;
 
-	if (se->bs != &lv->sched && se->bs && !se->vt_relative) {
+	if (se->lv != lv && se->lv && !se->vt_relative) {
 		se->avt = bvt_lag(se);
 		se->vt_relative = 1;
-		trace_sched_bvt_level(bvt_task_of(se), reserved);
+		trace_sched_bvt_level(bvt_thread_task(bt), reserved);
 	}
-	se->bs = &lv->sched;
-	se->parent = lv->se.bs ? &lv->se : NULL;
+	se->lv = lv;
+	se->parent = lv->se.lv ? &lv->se : NULL;
 }
 
 /*
@@ -169,17 +178,18 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *se)
  * real time, so it is scaled by @curr's weight: every weight gets the same
  * slice of real time before it is switched out.
  */
-static bool bvt_allowance_used(struct sched_bvt_entity *curr,
-			       struct sched_bvt_entity *next, u64 allowance)
+static bool bvt_allowance_used(struct bvt_entity *curr,
+			       struct bvt_entity *next, u64 allowance)
 {
-	u64 c = bvt_scale(allowance, bvt_weight(curr));
+	u64 c = bvt_scale(allowance, curr->weight);
 
 	return vt_before(bvt_evt(next) + c, bvt_evt(curr));
 }
 
 /*
- * The timeline: queued entities by E, each node also holding the least A
- * of its subtree.
+ * The levels of virtual time, the root and the best-effort level: their
+ * queue is the timeline, queued entities by E, each node also holding the
+ * least A of its subtree.
  */
 static inline bool bvt_entity_less(struct rb_node *a, const struct rb_node *b)
 {
@@ -187,18 +197,18 @@ static inline bool bvt_entity_less(struct rb_node *a, const struct rb_node *b)
 			 bvt_evt(__node_2_bse((struct rb_node *)b)));
 }
 
-static inline void __min_avt_update(struct sched_bvt_entity *se,
+static inline void __min_avt_update(struct bvt_entity *se,
 				    struct rb_node *node)
 {
 	if (node) {
-		struct sched_bvt_entity *rse = __node_2_bse(node);
+		struct bvt_entity *rse = __node_2_bse(node);
 
 		if (vt_before(rse->min_avt, se->min_avt))
 			se->min_avt = rse->min_avt;
 	}
 }
 
-static inline bool min_avt_update(struct sched_bvt_entity *se, bool exit)
+static inline bool min_avt_update(struct bvt_entity *se, bool exit)
 {
 	u64 old_min_avt = se->min_avt;
 	struct rb_node *node = &se->run_node;
@@ -210,27 +220,87 @@ static inline bool min_avt_update(struct sched_bvt_entity *se, bool exit)
 	return se->min_avt == old_min_avt;
 }
 
-RB_DECLARE_CALLBACKS(static, min_avt_cb, struct sched_bvt_entity,
+RB_DECLARE_CALLBACKS(static, min_avt_cb, struct bvt_entity,
 		     run_node, min_avt, min_avt_update);
 
-static void bvt_timeline_add(struct bvt_sched *bs, struct sched_bvt_entity *se)
+static void bvt_timeline_add(struct bvt_level *lv, struct bvt_entity *se)
 {
 	se->min_avt = se->avt;
-	rb_add_augmented_cached(&se->run_node, &bs->timeline, bvt_entity_less,
+	rb_add_augmented_cached(&se->run_node, &lv->timeline, bvt_entity_less,
 				&min_avt_cb);
 }
 
-static void bvt_timeline_del(struct bvt_sched *bs, struct sched_bvt_entity *se)
+static void bvt_timeline_del(struct bvt_level *lv, struct bvt_entity *se)
 {
-	rb_erase_augmented_cached(&se->run_node, &bs->timeline, &min_avt_cb);
+	rb_erase_augmented_cached(&se->run_node, &lv->timeline, &min_avt_cb);
 	RB_CLEAR_NODE(&se->run_node);
 }
 
-static struct sched_bvt_entity *bvt_timeline_first(struct bvt_sched *bs)
+static struct bvt_entity *bvt_timeline_first(struct bvt_level *lv)
 {
-	struct rb_node *left = rb_first_cached(&bs->timeline);
+	struct rb_node *left = rb_first_cached(&lv->timeline);
 
 	return left ? __node_2_bse(left) : NULL;
+}
+
+/* The runnable entity with the least E; the running one wins ties. */
+static struct bvt_entity *bvt_timeline_pick(struct bvt_level *lv)
+{
+	struct bvt_entity *left = bvt_timeline_first(lv);
+	struct bvt_entity *curr = lv->curr;
+
+	if (curr && !curr->on_rq)
+		curr = NULL;
+	if (!left || (curr && !vt_before(bvt_evt(left), bvt_evt(curr))))
+		return curr;
+	return left;
+}
+
+/*
+ * The warp a level of virtual time runs with when it would run @head: in
+ * direct mode the warp of @head, in threshold mode its own, if @head's
+ * reaches the threshold.
+ */
+static s64 bvt_timeline_warp(const struct bvt_level *lv,
+			     const struct bvt_entity *head)
+{
+	if (!head || !head->warped)
+		return 0;
+	if (lv->direct)
+		return head->warp;
+	return head->warp >= lv->threshold ? lv->warp : 0;
+}
+
+static const struct bvt_level_ops bvt_timeline_ops = {
+	.queue		= bvt_timeline_add,
+	.unqueue	= bvt_timeline_del,
+	.first		= bvt_timeline_first,
+	.pick		= bvt_timeline_pick,
+	.warp		= bvt_timeline_warp,
+};
+
+/*
+ * A level's operations.  Levels of virtual time are the common case, and
+ * are called directly where indirect calls cost (retpolines).
+ */
+static inline void bvt_queue(struct bvt_level *lv, struct bvt_entity *se)
+{
+	INDIRECT_CALL_1(lv->ops->queue, bvt_timeline_add, lv, se);
+}
+
+static inline void bvt_unqueue(struct bvt_level *lv, struct bvt_entity *se)
+{
+	INDIRECT_CALL_1(lv->ops->unqueue, bvt_timeline_del, lv, se);
+}
+
+static inline struct bvt_entity *bvt_first(struct bvt_level *lv)
+{
+	return INDIRECT_CALL_1(lv->ops->first, bvt_timeline_first, lv);
+}
+
+static inline struct bvt_entity *bvt_pick_entity(struct bvt_level *lv)
+{
+	return INDIRECT_CALL_1(lv->ops->pick, bvt_timeline_pick, lv);
 }
 
 /*
@@ -240,10 +310,10 @@ static struct sched_bvt_entity *bvt_timeline_first(struct bvt_sched *bs)
  * minimum only moves back when the runqueue empties or by that little, and
  * then SVT stays put.
  */
-static void bvt_update_svt(struct bvt_sched *bs)
+static void bvt_update_svt(struct bvt_level *lv)
 {
-	struct rb_node *root = bs->timeline.rb_root.rb_node;
-	struct sched_bvt_entity *curr = bs->curr;
+	struct rb_node *root = lv->timeline.rb_root.rb_node;
+	struct bvt_entity *curr = lv->curr;
 	u64 least;
 
 	if (curr && curr->on_rq) {
@@ -255,90 +325,49 @@ static void bvt_update_svt(struct bvt_sched *bs)
 	} else {
 		return;
 	}
-	WRITE_ONCE(bs->svt, vt_max(bs->svt, least));
+	WRITE_ONCE(lv->svt, vt_max(lv->svt, least));
 }
 
-static void bvt_enqueue_entity(struct bvt_sched *bs,
-			       struct sched_bvt_entity *se, int flags)
+static void bvt_enqueue_entity(struct bvt_level *lv, struct bvt_entity *se,
+			       int flags)
 {
 	if (se->vt_relative) {
-		se->avt += bs->svt;
+		se->avt += lv->svt;
 		se->vt_relative = 0;
 	}
 	/* Sleeping earns no credit: wake up no earlier than SVT. */
 	if (flags & ENQUEUE_WAKEUP)
-		se->avt = vt_max(se->avt, bs->svt);
+		se->avt = vt_max(se->avt, lv->svt);
 
-	if (se != bs->curr)
-		bvt_timeline_add(bs, se);
+	if (se != lv->curr)
+		bvt_queue(lv, se);
 	se->on_rq = 1;
-	bs->nr_queued++;
+	lv->nr_queued++;
 }
 
-static void bvt_dequeue_entity(struct bvt_sched *bs,
-			       struct sched_bvt_entity *se)
+static void bvt_dequeue_entity(struct bvt_level *lv, struct bvt_entity *se)
 {
-	if (se != bs->curr)
-		bvt_timeline_del(bs, se);
+	if (se != lv->curr)
+		bvt_unqueue(lv, se);
 	se->on_rq = 0;
-	bs->nr_queued--;
-	bvt_update_svt(bs);
+	lv->nr_queued--;
+	bvt_update_svt(lv);
 }
 
-/* The runnable entity with the least E; the running one wins ties. */
-static struct sched_bvt_entity *bvt_pick_entity(struct bvt_sched *bs)
+static void bvt_set_curr(struct bvt_level *lv, struct bvt_entity *se)
 {
-	struct sched_bvt_entity *left = bvt_timeline_first(bs);
-	struct sched_bvt_entity *curr = bs->curr;
-
-	if (curr && !curr->on_rq)
-		curr = NULL;
-	if (!left || (curr && !vt_before(bvt_evt(left), bvt_evt(curr))))
-		return curr;
-	return left;
-}
-
-static void bvt_set_curr(struct bvt_sched *bs, struct sched_bvt_entity *se)
-{
-	SCHED_WARN_ON(bs->curr);
+	SCHED_WARN_ON(lv->curr);
 	if (se->on_rq)
-		bvt_timeline_del(bs, se);
-	bs->curr = se;
+		bvt_unqueue(lv, se);
+	lv->curr = se;
 }
 
-static void bvt_put_curr(struct bvt_sched *bs, struct sched_bvt_entity *se)
+static void bvt_put_curr(struct bvt_level *lv, struct bvt_entity *se)
 {
-	SCHED_WARN_ON(bs->curr != se);
+	SCHED_WARN_ON(lv->curr != se);
 	if (se->on_rq)
-		bvt_timeline_add(bs, se);
-	bs->curr = NULL;
-}
-
-/*
- * Levels.  A level takes its weight, warp and mode from the sysctls of its
- * kind; only the best-effort level has any yet.
- */
-static void bvt_level_refresh(struct bvt_level *lv)
-{
-	lv->se.params.weight = READ_ONCE(sysctl_sched_bvt_be_weight);
-	lv->se.params.warp = READ_ONCE(sysctl_sched_bvt_be_warp_ns);
-	lv->threshold = READ_ONCE(sysctl_sched_bvt_be_threshold_ns);
-	lv->direct = READ_ONCE(sysctl_sched_bvt_be_direct);
-}
-
-/*
- * The warp a level runs with when it would run @head: in direct mode the
- * warp of @head, in threshold mode its own, if @head's reaches the
- * threshold.
- */
-static s64 bvt_level_warp(const struct bvt_level *lv,
-			  const struct sched_bvt_entity *head)
-{
-	if (!head || !head->warped)
-		return 0;
-	if (lv->direct)
-		return head->warp;
-	return head->warp >= lv->threshold ? lv->se.params.warp : 0;
+		bvt_queue(lv, se);
+	lv->curr = NULL;
 }
 
 /*
@@ -346,44 +375,56 @@ static s64 bvt_level_warp(const struct bvt_level *lv,
  * runnable, joining like a waking thread, and its E follows the entity it
  * would run.
  */
-static void bvt_level_update(struct sched_bvt_entity *se)
+static void bvt_level_update(struct bvt_entity *se)
 {
-	struct bvt_level *lv = bvt_level_of(se);
-	struct bvt_sched *bs = se->bs;
+	struct bvt_level *lv = se->my_level, *above = se->lv;
 	s64 warp;
 
-	bvt_level_refresh(lv);
-	if (!lv->sched.nr_queued) {
+	if (!lv->nr_queued) {
 		if (se->on_rq)
-			bvt_dequeue_entity(bs, se);
+			bvt_dequeue_entity(above, se);
 		return;
 	}
 
-	warp = bvt_level_warp(lv, bvt_pick_entity(&lv->sched));
+	warp = lv->ops->warp(lv, bvt_pick_entity(lv));
 	if (se->on_rq && se->warp == warp)
 		return;
-	if (se->on_rq && se != bs->curr)
-		bvt_timeline_del(bs, se);
+	if (se->on_rq && se != above->curr)
+		bvt_unqueue(above, se);
 	se->warp = warp;
 	se->warped = warp != 0;
 	if (!se->on_rq)
-		bvt_enqueue_entity(bs, se, ENQUEUE_WAKEUP);
-	else if (se != bs->curr)
-		bvt_timeline_add(bs, se);
+		bvt_enqueue_entity(above, se, ENQUEUE_WAKEUP);
+	else if (se != above->curr)
+		bvt_queue(above, se);
 }
 
 /* Bring the levels above @se up to date with it. */
-static void bvt_levels_update(struct sched_bvt_entity *se)
+static void bvt_levels_update(struct bvt_entity *se)
 {
 	for (se = se->parent; se; se = se->parent)
 		bvt_level_update(se);
 }
 
 /*
+ * The best-effort level's weight, warp and mode, from their sysctls: set
+ * where they change (bvt_be_sysctl_handler()), with @lv's CPU locked.
+ */
+static void bvt_be_apply(struct bvt_level *lv)
+{
+	lv->se.weight = READ_ONCE(sysctl_sched_bvt_be_weight);
+	lv->warp = READ_ONCE(sysctl_sched_bvt_be_warp_ns);
+	lv->threshold = READ_ONCE(sysctl_sched_bvt_be_threshold_ns);
+	lv->direct = READ_ONCE(sysctl_sched_bvt_be_direct);
+	if (lv->nr_queued)
+		bvt_level_update(&lv->se);
+}
+
+/*
  * Charge @delta ns of run time (negative: give it back) to @se's A and to
  * the A of every level above it, each at its own weight.
  */
-static void bvt_charge(struct sched_bvt_entity *se, s64 delta)
+static void bvt_charge(struct bvt_entity *se, s64 delta)
 {
 	u64 abs = delta < 0 ? -delta : delta;
 	u64 vt;
@@ -391,16 +432,16 @@ static void bvt_charge(struct sched_bvt_entity *se, s64 delta)
 	for (; se; se = se->parent) {
 		if (!bvt_entity_is_task(se))
 			bvt_level_update(se);
-		vt = bvt_scale(abs, bvt_weight(se));
+		vt = bvt_scale(abs, se->weight);
 		se->avt += delta < 0 ? -vt : vt;
-		bvt_update_svt(se->bs);
+		bvt_update_svt(se->lv);
 	}
 }
 
 static void update_curr_bvt(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
-	struct sched_bvt_entity *se = &curr->bvt;
+	struct sched_bvt_entity *bt = &curr->bvt;
 	s64 delta_exec;
 
 	if (curr->sched_class != &bvt_sched_class)
@@ -410,11 +451,11 @@ static void update_curr_bvt(struct rq *rq)
 	if (unlikely(delta_exec <= 0))
 		return;
 
-	se->slice_ran += delta_exec;
-	if (se->warped)
-		se->warp_ran += delta_exec;
-	bvt_charge(se, delta_exec);
-	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->bs->svt);
+	bt->slice_ran += delta_exec;
+	if (bt->se.warped)
+		bt->warp_ran += delta_exec;
+	bvt_charge(&bt->se, delta_exec);
+	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(&bt->se) - bt->se.lv->svt);
 }
 
 /*
@@ -429,15 +470,15 @@ static u64 bvt_mcu_round(u64 ran, u32 mcu)
 	return div64_u64(ran + mcu / 2, mcu) * mcu;
 }
 
-/* The running @se is put: round what it ran since it was picked. */
-static void bvt_charge_mcu(struct sched_bvt_entity *se)
+/* The running @bt is put: round what it ran since it was picked. */
+static void bvt_charge_mcu(struct sched_bvt_entity *bt)
 {
-	u64 ran = se->slice_ran;
+	u64 ran = bt->slice_ran;
 	s64 extra = bvt_mcu_round(ran, READ_ONCE(sysctl_sched_bvt_mcu_ns)) - ran;
 
-	se->slice_ran = 0;
+	bt->slice_ran = 0;
 	if (extra)
-		bvt_charge(se, extra);
+		bvt_charge(&bt->se, extra);
 }
 
 /*
@@ -449,115 +490,115 @@ static void bvt_charge_mcu(struct sched_bvt_entity *se)
  * timer); a warp that reaches L ends then (its CPU's limit timer), both to
  * the microsecond, and the thread runs on unwarped.
  */
-static inline bool bvt_wants_warp(struct sched_bvt_entity *se)
+static inline bool bvt_wants_warp(struct sched_bvt_entity *bt)
 {
-	return ((se->run->flags & SCHED_BVT_FLAG_WARP) || se->sig_warp) &&
-	       se->run->warp;
+	return ((bt->run->flags & SCHED_BVT_FLAG_WARP) || bt->sig_warp) &&
+	       bt->run->warp;
 }
 
 /*
- * How much longer @se must wait at @now before it may warp again; a
+ * How much longer @bt must wait at @now before it may warp again; a
  * warp_ended of 0 means it never warped.
  */
-static u64 bvt_unwarp_wait(struct sched_bvt_entity *se, u64 now)
+static u64 bvt_unwarp_wait(struct sched_bvt_entity *bt, u64 now)
 {
-	s64 since = now - se->warp_ended;
+	s64 since = now - bt->warp_ended;
 
-	if (!se->warp_ended || since < 0 || since >= se->run->unwarp)
+	if (!bt->warp_ended || since < 0 || since >= bt->run->unwarp)
 		return 0;
-	return se->run->unwarp - since;
+	return bt->run->unwarp - since;
 }
 
 /*
  * The state of a warp, apart from its tracepoints: those read the task
  * around the entity, which the KUnit cases do not have.
  */
-static void __bvt_warp_start(struct sched_bvt_entity *se)
+static void __bvt_warp_start(struct sched_bvt_entity *bt)
 {
-	se->warped = 1;
-	se->warp = se->run->warp;
-	se->warp_ran = 0;
+	bt->se.warped = 1;
+	bt->se.warp = bt->run->warp;
+	bt->warp_ran = 0;
 }
 
-static void __bvt_warp_end(struct sched_bvt_entity *se, u64 now)
+static void __bvt_warp_end(struct sched_bvt_entity *bt, u64 now)
 {
-	se->warped = 0;
-	se->warp = 0;
-	se->warp_ended = now;
+	bt->se.warped = 0;
+	bt->se.warp = 0;
+	bt->warp_ended = now;
 }
 
-static void bvt_warp_start(struct sched_bvt_entity *se, int reason)
+static void bvt_warp_start(struct sched_bvt_entity *bt, int reason)
 {
-	__bvt_warp_start(se);
-	trace_sched_bvt_warp_start(bvt_task_of(se), reason, 0);
+	__bvt_warp_start(bt);
+	trace_sched_bvt_warp_start(bvt_thread_task(bt), reason, 0);
 }
 
-static void bvt_warp_end(struct sched_bvt_entity *se, u64 now, int reason)
+static void bvt_warp_end(struct sched_bvt_entity *bt, u64 now, int reason)
 {
-	trace_sched_bvt_warp_end(bvt_task_of(se), reason, se->warp_ran);
-	__bvt_warp_end(se, now);
+	trace_sched_bvt_warp_end(bvt_thread_task(bt), reason, bt->warp_ran);
+	__bvt_warp_end(bt, now);
 }
 
 /* The timer holds a reference on the task while it is queued. */
-static void bvt_unwarp_timer_arm(struct sched_bvt_entity *se, u64 wait)
+static void bvt_unwarp_timer_arm(struct sched_bvt_entity *bt, u64 wait)
 {
-	if (hrtimer_is_queued(&se->unwarp_timer))
+	if (hrtimer_is_queued(&bt->unwarp_timer))
 		return;
-	get_task_struct(bvt_task_of(se));
-	hrtimer_start(&se->unwarp_timer, ns_to_ktime(wait),
+	get_task_struct(bvt_thread_task(bt));
+	hrtimer_start(&bt->unwarp_timer, ns_to_ktime(wait),
 		      HRTIMER_MODE_REL_HARD);
 }
 
-static void bvt_unwarp_timer_cancel(struct sched_bvt_entity *se)
+static void bvt_unwarp_timer_cancel(struct sched_bvt_entity *bt)
 {
-	if (hrtimer_try_to_cancel(&se->unwarp_timer) == 1)
-		put_task_struct(bvt_task_of(se));
+	if (hrtimer_try_to_cancel(&bt->unwarp_timer) == 1)
+		put_task_struct(bvt_thread_task(bt));
 }
 
-/* Warp @se, about to be queued, now if it may, or when U has passed. */
-static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *se,
+/* Warp @bt, about to be queued, now if it may, or when U has passed. */
+static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *bt,
 			 int reason)
 {
 	u64 wait;
 
-	if (se->warped || !bvt_wants_warp(se))
+	if (bt->se.warped || !bvt_wants_warp(bt))
 		return;
 
-	wait = bvt_unwarp_wait(se, rq_clock(rq));
+	wait = bvt_unwarp_wait(bt, rq_clock(rq));
 	if (!wait) {
-		bvt_warp_start(se, reason);
+		bvt_warp_start(bt, reason);
 		return;
 	}
-	trace_sched_bvt_warp_deferred(bvt_task_of(se), wait);
-	bvt_unwarp_timer_arm(se, wait);
+	trace_sched_bvt_warp_deferred(bvt_thread_task(bt), wait);
+	bvt_unwarp_timer_arm(bt, wait);
 }
 
-/* Does @se run warped with a limit L to enforce? */
-static inline bool bvt_limited(struct sched_bvt_entity *se)
+/* Does @bt run warped with a limit L to enforce? */
+static inline bool bvt_limited(struct sched_bvt_entity *bt)
 {
-	return se->warped && se->run->warp_limit;
+	return bt->se.warped && bt->run->warp_limit;
 }
 
-/* How much longer the running @se may run warped; 0: no limit to enforce. */
-static u64 bvt_limit_left(struct sched_bvt_entity *se)
+/* How much longer the running @bt may run warped; 0: no limit to enforce. */
+static u64 bvt_limit_left(struct sched_bvt_entity *bt)
 {
-	u64 limit = se->run->warp_limit;
+	u64 limit = bt->run->warp_limit;
 
-	if (!bvt_limited(se))
+	if (!bvt_limited(bt))
 		return 0;
-	return limit > se->warp_ran ? limit - se->warp_ran : 1;
+	return limit > bt->warp_ran ? limit - bt->warp_ran : 1;
 }
 
 /*
- * Start @rq's limit timer for @se, which runs there, if it runs warped
+ * Start @rq's limit timer for @bt, which runs there, if it runs warped
  * with a limit.  Called with @rq locked.  The timer is pinned and only
  * started on its own CPU, as hrtick does: a change made from another CPU
  * (sched_setattr(), PI, a signal) asks @rq's CPU to look again at what
  * runs there.  It is stopped when its thread is put.
  */
-static void bvt_limit_timer_arm(struct rq *rq, struct sched_bvt_entity *se)
+static void bvt_limit_timer_arm(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	u64 left = bvt_limit_left(se);
+	u64 left = bvt_limit_left(bt);
 
 	if (!left)
 		return;
@@ -599,15 +640,15 @@ static void bvt_limit_csd_fn(void *arg)
 static void bvt_check_limit(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
-	struct sched_bvt_entity *se = &curr->bvt;
+	struct sched_bvt_entity *bt = &curr->bvt;
 
-	if (curr->sched_class != &bvt_sched_class || !bvt_limited(se) ||
-	    se->warp_ran < se->run->warp_limit)
+	if (curr->sched_class != &bvt_sched_class || !bvt_limited(bt) ||
+	    bt->warp_ran < bt->run->warp_limit)
 		return;
 
-	bvt_warp_end(se, rq_clock(rq), BVT_WARP_LIMIT);
-	bvt_warp_try(rq, se, BVT_WARP_UNWARP_DONE);
-	bvt_levels_update(se);
+	bvt_warp_end(bt, rq_clock(rq), BVT_WARP_LIMIT);
+	bvt_warp_try(rq, bt, BVT_WARP_UNWARP_DONE);
+	bvt_levels_update(&bt->se);
 	resched_curr(rq);
 }
 
@@ -632,43 +673,43 @@ static enum hrtimer_restart bvt_limit_timer_fn(struct hrtimer *timer)
 static void bvt_check_preempt(struct rq *rq, struct task_struct *p);
 
 /*
- * Warp the queued @se now, or when U has passed: it moves in its level's
+ * Warp the queued @bt now, or when U has passed: it moves in its level's
  * timeline, or if it is running, its L starts counting.
  */
-static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *se,
+static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *bt,
 			    int reason)
 {
-	struct bvt_sched *bs = se->bs;
-	bool running = se == bs->curr;
+	struct bvt_level *lv = bt->se.lv;
+	bool running = &bt->se == lv->curr;
 
 	if (running)
 		update_curr_bvt(rq);
 	else
-		bvt_timeline_del(bs, se);
-	bvt_warp_try(rq, se, reason);
+		bvt_unqueue(lv, &bt->se);
+	bvt_warp_try(rq, bt, reason);
 	if (!running)
-		bvt_timeline_add(bs, se);
-	bvt_levels_update(se);
+		bvt_queue(lv, &bt->se);
+	bvt_levels_update(&bt->se);
 	if (running)
-		bvt_limit_timer_arm(rq, se);
+		bvt_limit_timer_arm(rq, bt);
 	else
-		bvt_check_preempt(rq, bvt_task_of(se));
+		bvt_check_preempt(rq, bvt_thread_task(bt));
 }
 
 /* U has passed for a runnable thread that wants to warp: warp it now. */
 static enum hrtimer_restart bvt_unwarp_timer_fn(struct hrtimer *timer)
 {
-	struct sched_bvt_entity *se = container_of(timer,
+	struct sched_bvt_entity *bt = container_of(timer,
 			struct sched_bvt_entity, unwarp_timer);
-	struct task_struct *p = bvt_task_of(se);
+	struct task_struct *p = bvt_thread_task(bt);
 	struct rq_flags rf;
 	struct rq *rq;
 
 	rq = task_rq_lock(p, &rf);
 	update_rq_clock(rq);
-	if (p->sched_class == &bvt_sched_class && se->on_rq &&
-	    !se->warped && bvt_wants_warp(se))
-		bvt_warp_queued(rq, se, BVT_WARP_UNWARP_DONE);
+	if (p->sched_class == &bvt_sched_class && bt->se.on_rq &&
+	    !bt->se.warped && bvt_wants_warp(bt))
+		bvt_warp_queued(rq, bt, BVT_WARP_UNWARP_DONE);
 	task_rq_unlock(rq, p, &rf);
 	put_task_struct(p);
 	return HRTIMER_NORESTART;
@@ -682,7 +723,7 @@ static enum hrtimer_restart bvt_unwarp_timer_fn(struct hrtimer *timer)
  */
 void bvt_signal_warp(struct task_struct *p)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
 	struct rq_flags rf;
 	struct rq *rq;
 
@@ -690,19 +731,19 @@ void bvt_signal_warp(struct task_struct *p)
 	if (READ_ONCE(p->sched_class) != &bvt_sched_class)
 		return;
 	rq = task_rq_lock(p, &rf);
-	if (p->sched_class != &bvt_sched_class || !se->run->warp)
+	if (p->sched_class != &bvt_sched_class || !bt->run->warp)
 		goto unlock;
-	se->sig_warp = 1;
-	if (se->on_rq && !se->warped) {
+	bt->sig_warp = 1;
+	if (bt->se.on_rq && !bt->se.warped) {
 		update_rq_clock(rq);
-		bvt_warp_queued(rq, se, BVT_WARP_SIGNAL);
+		bvt_warp_queued(rq, bt, BVT_WARP_SIGNAL);
 	}
 unlock:
 	task_rq_unlock(rq, p, &rf);
 }
 
 /* How deep in the hierarchy @se is queued: 0 in the root. */
-static int bvt_depth(const struct sched_bvt_entity *se)
+static int bvt_depth(const struct bvt_entity *se)
 {
 	int depth = 0;
 
@@ -712,8 +753,8 @@ static int bvt_depth(const struct sched_bvt_entity *se)
 }
 
 /* Walk the deeper of @se and @pse up to the depth of the other. */
-static void bvt_match_depth(const struct sched_bvt_entity **se,
-			    const struct sched_bvt_entity **pse)
+static void bvt_match_depth(const struct bvt_entity **se,
+			    const struct bvt_entity **pse)
 {
 	int depth = bvt_depth(*se), pdepth = bvt_depth(*pse);
 
@@ -724,11 +765,11 @@ static void bvt_match_depth(const struct sched_bvt_entity **se,
 }
 
 /* Walk @se and @pse up to the entities of theirs that share a level. */
-static void bvt_find_match(const struct sched_bvt_entity **se,
-			   const struct sched_bvt_entity **pse)
+static void bvt_find_match(const struct bvt_entity **se,
+			   const struct bvt_entity **pse)
 {
 	bvt_match_depth(se, pse);
-	while ((*se)->bs != (*pse)->bs) {
+	while ((*se)->lv != (*pse)->lv) {
 		*se = (*se)->parent;
 		*pse = (*pse)->parent;
 	}
@@ -738,7 +779,7 @@ static void bvt_find_match(const struct sched_bvt_entity **se,
 static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 {
 	struct task_struct *curr = rq->curr;
-	const struct sched_bvt_entity *se, *pse;
+	const struct bvt_entity *se, *pse;
 
 	if (curr->sched_class != &bvt_sched_class) {
 		if (sched_class_above(&bvt_sched_class, curr->sched_class))
@@ -747,31 +788,33 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	}
 
 	update_curr_bvt(rq);
-	se = &curr->bvt;
-	pse = &p->bvt;
+	se = &curr->bvt.se;
+	pse = &p->bvt.se;
 	bvt_find_match(&se, &pse);
 	if (vt_before(bvt_evt(pse), bvt_evt(se)))
 		resched_curr(rq);
 }
 
 static void bvt_queue_push(struct rq *rq);
-static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *se,
+static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *bt,
 			       int delta);
 
 static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
+	struct bvt_entity *se = &bt->se;
 
 	update_curr_bvt(rq);
-	bvt_attach(rq, se);
-	se->wait_start = rq_clock(rq);
-	bvt_warp_try(rq, se, flags & ENQUEUE_WAKEUP ? BVT_WARP_WAKEUP :
+	bvt_attach(rq, bt);
+	se->weight = bvt_run_weight(bt);
+	bt->wait_start = rq_clock(rq);
+	bvt_warp_try(rq, bt, flags & ENQUEUE_WAKEUP ? BVT_WARP_WAKEUP :
 						  BVT_WARP_PARAMS);
-	bvt_enqueue_entity(se->bs, se, flags);
+	bvt_enqueue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running + 1);
-	WRITE_ONCE(rq->bvt.load, rq->bvt.load + bvt_weight(se));
-	bvt_account_queued(rq, se, 1);
+	WRITE_ONCE(rq->bvt.load, rq->bvt.load + se->weight);
+	bvt_account_queued(rq, bt, 1);
 	add_nr_running(rq, 1);
 	/* Frequency governors see BVT time through avg_bvt. */
 	if (rq->bvt.nr_running == 1)
@@ -786,7 +829,8 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 
 static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
+	struct bvt_entity *se = &bt->se;
 
 	update_curr_bvt(rq);
 	/*
@@ -794,16 +838,16 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	 * tried again on wakeup.
 	 */
 	if (flags & DEQUEUE_SLEEP) {
-		se->sig_warp = 0;
+		bt->sig_warp = 0;
 		if (se->warped)
-			bvt_warp_end(se, rq_clock(rq), BVT_WARP_BLOCK);
-		bvt_unwarp_timer_cancel(se);
+			bvt_warp_end(bt, rq_clock(rq), BVT_WARP_BLOCK);
+		bvt_unwarp_timer_cancel(bt);
 	}
-	bvt_dequeue_entity(se->bs, se);
+	bvt_dequeue_entity(se->lv, se);
 	bvt_levels_update(se);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running - 1);
-	WRITE_ONCE(rq->bvt.load, rq->bvt.load - bvt_weight(se));
-	bvt_account_queued(rq, se, -1);
+	WRITE_ONCE(rq->bvt.load, rq->bvt.load - se->weight);
+	bvt_account_queued(rq, bt, -1);
 	sub_nr_running(rq, 1);
 	if (!rq->bvt.nr_running)
 		cpufreq_update_util(rq, 0);
@@ -816,15 +860,15 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
  */
 static void yield_task_bvt(struct rq *rq)
 {
-	struct sched_bvt_entity *se = &rq->curr->bvt;
-	struct sched_bvt_entity *next;
+	struct bvt_entity *se = &rq->curr->bvt.se;
+	struct bvt_entity *next;
 
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
 	/* The clock is fresh for the schedule() that follows. */
 	rq_clock_skip_update(rq);
 	for (; se; se = se->parent) {
-		next = bvt_timeline_first(se->bs);
+		next = bvt_first(se->lv);
 		if (!next)
 			continue;
 		if (!vt_before(bvt_evt(next), bvt_evt(se)))
@@ -842,50 +886,51 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 /* From the root down, the entity with the least E, to a thread. */
 static struct task_struct *pick_task_bvt(struct rq *rq)
 {
-	struct bvt_sched *bs = &rq->bvt.root.sched;
-	struct sched_bvt_entity *se;
+	struct bvt_level *lv = &rq->bvt.root;
+	struct bvt_entity *se;
 
 	if (!rq->bvt.nr_running)
 		return NULL;
 
 	update_curr_bvt(rq);
 	do {
-		se = bvt_pick_entity(bs);
+		se = bvt_pick_entity(lv);
 		if (SCHED_WARN_ON(!se))
 			return NULL;
-		bs = se->my_sched;
-	} while (bs);
+		lv = se->my_level;
+	} while (lv);
 	return bvt_task_of(se);
 }
 
 static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 			      struct task_struct *next)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
+	struct bvt_entity *se;
 
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
-		bvt_charge_mcu(se);
-		se->wait_start = rq_clock(rq);
+		bvt_charge_mcu(bt);
+		bt->wait_start = rq_clock(rq);
 	}
-	for (; se; se = se->parent)
-		bvt_put_curr(se->bs, se);
+	for (se = &bt->se; se; se = se->parent)
+		bvt_put_curr(se->lv, se);
 }
 
 /*
  * At every level, the running entity keeps the CPU until it has used its
  * allowance over the next one there.
  */
-static void bvt_check_allowance(struct rq *rq, struct sched_bvt_entity *se)
+static void bvt_check_allowance(struct rq *rq, struct bvt_entity *se)
 {
 	unsigned int allowance = READ_ONCE(sysctl_sched_bvt_allowance_ns);
-	struct sched_bvt_entity *next;
+	struct bvt_entity *next;
 
 	for (; se; se = se->parent) {
-		next = bvt_timeline_first(se->bs);
+		next = bvt_first(se->lv);
 		if (next && bvt_allowance_used(se, next, allowance)) {
 			resched_curr(rq);
 			return;
@@ -900,16 +945,17 @@ static void bvt_check_allowance(struct rq *rq, struct sched_bvt_entity *se)
  */
 static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
+	struct bvt_entity *se;
 
 	p->se.exec_start = rq_clock_task(rq);
 	if (first)
-		se->slice_ran = 0;
-	for (; se; se = se->parent)
-		bvt_set_curr(se->bs, se);
-	se = &p->bvt;
-	bvt_limit_timer_arm(rq, se);
-	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->bs->svt);
+		bt->slice_ran = 0;
+	for (se = &bt->se; se; se = se->parent)
+		bvt_set_curr(se->lv, se);
+	se = &bt->se;
+	bvt_limit_timer_arm(rq, bt);
+	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->lv->svt);
 	if (!first) {
 		bvt_check_allowance(rq, se);
 		return;
@@ -917,7 +963,7 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	/* A BVT task put has had its running time counted already. */
 	if (rq->curr->sched_class != &bvt_sched_class)
 		update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 0);
-	trace_sched_bvt_pick(p, se->avt, bvt_evt(se), se->bs->svt);
+	trace_sched_bvt_pick(p, se->avt, bvt_evt(se), se->lv->svt);
 	bvt_queue_push(rq);
 }
 
@@ -932,15 +978,15 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
  * thread alone on its CPU keeps its SVT at its own A, and would tie with
  * the thread it keeps out for as long as it ran.
  */
-static void bvt_fi_update(struct bvt_sched *bs, unsigned int fi_seq,
+static void bvt_fi_update(struct bvt_level *lv, unsigned int fi_seq,
 			  bool in_fi)
 {
 	if (in_fi) {
-		if (bs->fi_seq == fi_seq)
+		if (lv->fi_seq == fi_seq)
 			return;
-		bs->fi_seq = fi_seq;
+		lv->fi_seq = fi_seq;
 	}
-	bs->svt_fi = bs->svt;
+	lv->svt_fi = lv->svt;
 }
 
 /* Does @b, picked on an SMT sibling of @a's CPU, come before @a? */
@@ -948,14 +994,14 @@ bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 		   bool in_fi)
 {
 	unsigned int fi_seq = task_rq(a)->core->core_forceidle_seq;
-	const struct sched_bvt_entity *sea = &a->bvt, *seb = &b->bvt;
+	const struct bvt_entity *sea = &a->bvt.se, *seb = &b->bvt.se;
 
 	/* A reserved thread against a best-effort one: the root decides. */
 	bvt_match_depth(&sea, &seb);
-	bvt_fi_update(sea->bs, fi_seq, in_fi);
-	bvt_fi_update(seb->bs, fi_seq, in_fi);
-	return (s64)(bvt_evt(sea) - sea->bs->svt_fi) >
-	       (s64)(bvt_evt(seb) - seb->bs->svt_fi);
+	bvt_fi_update(sea->lv, fi_seq, in_fi);
+	bvt_fi_update(seb->lv, fi_seq, in_fi);
+	return (s64)(bvt_evt(sea) - sea->lv->svt_fi) >
+	       (s64)(bvt_evt(seb) - seb->lv->svt_fi);
 }
 
 /*
@@ -963,15 +1009,15 @@ bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
  * no one to hand the CPU to, and would keep the core until it blocks: after
  * an allowance, have the core pick again (as task_tick_core() does).
  */
-static void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *se)
+static void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *bt)
 {
 	if (sched_core_enabled(rq) && rq->core->core_forceidle_count &&
 	    rq->bvt.nr_running == 1 &&
-	    se->slice_ran >= READ_ONCE(sysctl_sched_bvt_allowance_ns))
+	    bt->slice_ran >= READ_ONCE(sysctl_sched_bvt_allowance_ns))
 		resched_curr(rq);
 }
 #else
-static inline void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *se)
+static inline void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *bt)
 {
 }
 #endif /* CONFIG_SCHED_CORE */
@@ -981,7 +1027,7 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	cpufreq_update_util(rq, 0);
-	bvt_check_allowance(rq, &p->bvt);
+	bvt_check_allowance(rq, &p->bvt.se);
 	bvt_tick_core(rq, &p->bvt);
 }
 
@@ -1001,10 +1047,10 @@ static void task_fork_bvt(struct task_struct *p)
 	update_rq_clock(rq);
 	if (current->sched_class == &bvt_sched_class) {
 		update_curr_bvt(rq);
-		lag = bvt_lag(&current->bvt);
+		lag = bvt_lag(&current->bvt.se);
 	}
-	p->bvt.avt = lag;
-	p->bvt.vt_relative = 1;
+	p->bvt.se.avt = lag;
+	p->bvt.se.vt_relative = 1;
 	rq_unlock(rq, &rf);
 }
 
@@ -1015,11 +1061,11 @@ static void task_fork_bvt(struct task_struct *p)
  * at its weight, plus its warp, and waits behind the others by about as
  * much: a lag within that was earned by running or by waiting.
  */
-static u64 bvt_lag_max(struct sched_bvt_entity *se)
+static u64 bvt_lag_max(struct sched_bvt_entity *bt)
 {
 	u64 ahead = 2 * READ_ONCE(sysctl_sched_bvt_allowance_ns) + TICK_NSEC;
 
-	return bvt_scale(ahead, bvt_weight(se)) + se->run->warp;
+	return bvt_scale(ahead, bvt_run_weight(bt)) + bt->run->warp;
 }
 
 /*
@@ -1037,12 +1083,12 @@ static void switching_to_bvt(struct rq *rq, struct task_struct *p)
 /* Leaving the class, or dying: no warp, and no timer left behind. */
 static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
 
-	se->sig_warp = 0;
-	if (se->warped)
-		bvt_warp_end(se, rq_clock(rq), BVT_WARP_PARAMS);
-	bvt_unwarp_timer_cancel(se);
+	bt->sig_warp = 0;
+	if (bt->se.warped)
+		bvt_warp_end(bt, rq_clock(rq), BVT_WARP_PARAMS);
+	bvt_unwarp_timer_cancel(bt);
 }
 
 /*
@@ -1054,12 +1100,12 @@ static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
  */
 static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 {
-	struct sched_bvt_entity *se = &p->bvt;
-	s64 lag = bvt_lag(se), max = bvt_lag_max(se);
+	struct sched_bvt_entity *bt = &p->bvt;
+	s64 lag = bvt_lag(&bt->se), max = bvt_lag_max(bt);
 
 	bvt_forget_warp(rq, p);
-	se->avt = clamp_t(s64, lag, -max, max);
-	se->vt_relative = 1;
+	bt->se.avt = clamp_t(s64, lag, -max, max);
+	bt->se.vt_relative = 1;
 }
 
 static void bvt_re_release(struct task_struct *p);
@@ -1151,14 +1197,14 @@ static void bvt_update_masks(struct rq *rq)
 }
 
 /* @se joins (@delta 1) or leaves (-1) @rq's runnable threads. */
-static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *se,
+static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *bt,
 			       int delta)
 {
 	if (delta > 0) {
-		se->migratory = bvt_task_of(se)->nr_cpus_allowed > 1;
-		rq->bvt.nr_migratory += se->migratory;
+		bt->migratory = bvt_thread_task(bt)->nr_cpus_allowed > 1;
+		rq->bvt.nr_migratory += bt->migratory;
 	} else {
-		rq->bvt.nr_migratory -= se->migratory;
+		rq->bvt.nr_migratory -= bt->migratory;
 	}
 	bvt_update_masks(rq);
 }
@@ -1210,7 +1256,7 @@ static int bvt_find_free(struct task_struct *p, int prefer, int not)
  */
 static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
 	struct rq *rq = cpu_rq(cpu);
 	s64 evt;
 
@@ -1220,9 +1266,9 @@ static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 		return S64_MAX;
 
 	/* Sleeping earns no credit: it wakes at SVT at the earliest. */
-	evt = max_t(s64, bvt_lag(se), 0);
-	if (bvt_wants_warp(se))
-		evt -= se->run->warp;
+	evt = max_t(s64, bvt_lag(&bt->se), 0);
+	if (bvt_wants_warp(bt))
+		evt -= bt->run->warp;
 	if (cpu != prev_cpu)
 		evt += bvt_penalty();
 	return evt - READ_ONCE(rq->bvt.curr_lag);
@@ -1271,7 +1317,7 @@ out:
  */
 static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct bvt_entity *se = &p->bvt.se;
 
 	se->avt = bvt_lag(se);
 	se->vt_relative = 1;
@@ -1296,14 +1342,14 @@ static bool bvt_can_move(struct rq *rq, struct task_struct *p)
  * Of the first waiting threads of @bs, the one with the least E that may
  * move, to @cpu if it is not -1.
  */
-static struct task_struct *bvt_movable_in(struct rq *rq, struct bvt_sched *bs,
+static struct task_struct *bvt_movable_in(struct rq *rq, struct bvt_level *lv,
 					  int cpu)
 {
-	struct rb_node *node = rb_first_cached(&bs->timeline);
+	struct rb_node *node = rb_first_cached(&lv->timeline);
 	int scan = BVT_PUSH_SCAN;
 
 	for (; node && scan--; node = rb_next(node)) {
-		struct sched_bvt_entity *se = __node_2_bse(node);
+		struct bvt_entity *se = __node_2_bse(node);
 		struct task_struct *p;
 
 		if (!bvt_entity_is_task(se))
@@ -1318,8 +1364,8 @@ static struct task_struct *bvt_movable_in(struct rq *rq, struct bvt_sched *bs,
 
 static struct task_struct *bvt_movable_task(struct rq *rq, int cpu)
 {
-	return bvt_movable_in(rq, &rq->bvt.root.sched, cpu) ?:
-	       bvt_movable_in(rq, &rq->bvt.be.sched, cpu);
+	return bvt_movable_in(rq, &rq->bvt.root, cpu) ?:
+	       bvt_movable_in(rq, &rq->bvt.be, cpu);
 }
 
 /* Move the queued @p from @src to @dst; both are locked. */
@@ -1340,7 +1386,7 @@ static void bvt_move_task(struct task_struct *p, struct rq *src,
  */
 static int bvt_push_target(struct rq *rq, struct task_struct *p)
 {
-	unsigned long load, least = rq->bvt.load - bvt_weight(&p->bvt);
+	unsigned long load, least = rq->bvt.load - p->bvt.se.weight;
 	int cpu, target, this_cpu = cpu_of(rq), scan = BVT_SCAN_CPUS;
 
 	target = bvt_find_free(p, -1, this_cpu);
@@ -1485,7 +1531,7 @@ static int balance_bvt(struct rq *rq, struct task_struct *prev,
 }
 #else
 static void bvt_queue_push(struct rq *rq) { }
-static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *se,
+static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *bt,
 			       int delta)
 {
 }
@@ -1528,7 +1574,7 @@ DEFINE_SCHED_CLASS(bvt) = {
  * level it joins; its parameters are inherited, but not a place in the
  * reserved-effort level: that takes an admission of its own.
  */
-void init_bvt_entity(struct sched_bvt_entity *se)
+static void init_bvt_se(struct bvt_entity *se)
 {
 	RB_CLEAR_NODE(&se->run_node);
 	se->on_rq = 0;
@@ -1536,34 +1582,42 @@ void init_bvt_entity(struct sched_bvt_entity *se)
 	se->vt_relative = 1;
 	se->warped = 0;
 	se->warp = 0;
-	se->warp_ran = 0;
-	se->warp_ended = 0;
-	se->slice_ran = 0;
-	se->bs = NULL;
+	se->lv = NULL;
 	se->parent = NULL;
-	se->my_sched = NULL;
-	se->re_weight = 0;
-	se->sig_warp = 0;
-	se->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
-	se->run = &se->params;
-	hrtimer_init(&se->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	se->unwarp_timer.function = bvt_unwarp_timer_fn;
+	se->my_level = NULL;
 }
 
-static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above)
+void init_bvt_entity(struct sched_bvt_entity *bt)
+{
+	init_bvt_se(&bt->se);
+	bt->warp_ran = 0;
+	bt->warp_ended = 0;
+	bt->slice_ran = 0;
+	bt->re_weight = 0;
+	bt->sig_warp = 0;
+	bt->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
+	bt->run = &bt->params;
+	hrtimer_init(&bt->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	bt->unwarp_timer.function = bvt_unwarp_timer_fn;
+}
+
+static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
+			   const struct bvt_level_ops *ops)
 {
 	memset(lv, 0, sizeof(*lv));
-	init_bvt_entity(&lv->se);
-	lv->sched.timeline = RB_ROOT_CACHED;
-	lv->se.my_sched = &lv->sched;
-	lv->se.bs = above ? &above->sched : NULL;
-	bvt_level_refresh(lv);
+	init_bvt_se(&lv->se);
+	lv->ops = ops;
+	lv->timeline = RB_ROOT_CACHED;
+	lv->se.my_level = lv;
+	lv->se.lv = above;
+	lv->se.weight = BVT_WEIGHT_UNIT;
 }
 
 void init_bvt_rq(struct bvt_rq *bvt_rq)
 {
-	init_bvt_level(&bvt_rq->root, NULL);
-	init_bvt_level(&bvt_rq->be, &bvt_rq->root);
+	init_bvt_level(&bvt_rq->root, NULL, &bvt_timeline_ops);
+	init_bvt_level(&bvt_rq->be, &bvt_rq->root, &bvt_timeline_ops);
+	bvt_be_apply(&bvt_rq->be);
 	bvt_rq->nr_running = 0;
 	bvt_rq->load = 0;
 	bvt_rq->curr_lag = 0;
@@ -1687,14 +1741,14 @@ bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
  */
 static void bvt_params_changed(struct task_struct *p)
 {
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
 
 	if (p->sched_class != &bvt_sched_class)
 		return;
-	if (!bvt_wants_warp(se))
+	if (!bvt_wants_warp(bt))
 		bvt_forget_warp(task_rq(p), p);
-	else if (se->warped)
-		se->warp = se->run->warp;
+	else if (bt->se.warped)
+		bt->se.warp = bt->run->warp;
 }
 
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
@@ -1781,7 +1835,7 @@ u64 bvt_pi_key(struct task_struct *p)
 	if (run->flags & SCHED_BVT_FLAG_WARP)
 		warp = div_u64(run->warp, NSEC_PER_USEC);
 	return ~((u64)bvt_reserved(run) << 41 | warp << 17 |
-		 bvt_weight(&p->bvt));
+		 (run->weight ?: scale_load_down(p->se.load.weight)));
 }
 
 static void bvt_pi_merge(struct sched_bvt_params *pi,
@@ -1812,22 +1866,22 @@ static void bvt_pi_merge(struct sched_bvt_params *pi,
 void bvt_pi_set(struct task_struct *p, struct task_struct *donor)
 {
 	static const struct sched_bvt_params none;
-	struct sched_bvt_entity *se = &p->bvt;
+	struct sched_bvt_entity *bt = &p->bvt;
 	const struct sched_bvt_params *own = &none;
 	u32 own_weight = 0;
 
 	if (!donor) {
-		if (se->run == &se->params)
+		if (bt->run == &bt->params)
 			return;
-		se->run = &se->params;
+		bt->run = &bt->params;
 	} else {
 		if (task_has_bvt_policy(p)) {
-			own = &se->params;
+			own = &bt->params;
 			own_weight = bvt_own_weight(p);
 		}
-		bvt_pi_merge(&se->pi_params, own, own_weight,
-			     READ_ONCE(donor->bvt.run), bvt_weight(&donor->bvt));
-		se->run = &se->pi_params;
+		bvt_pi_merge(&bt->pi_params, own, own_weight,
+			     READ_ONCE(donor->bvt.run), bvt_run_weight(&donor->bvt));
+		bt->run = &bt->pi_params;
 	}
 	bvt_params_changed(p);
 }
@@ -1922,20 +1976,59 @@ static unsigned int bvt_pct_max = 99;
 	}
 
 /*
+ * A change of the best-effort level's sysctls reaches that level on every
+ * CPU at once.  Each CPU's level reads all four when it is updated, so the
+ * last writer's walk leaves every CPU with the last values written.
+ */
+static int bvt_be_sysctl_handler(const struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct rq_flags rf;
+	struct rq *rq;
+	int ret, cpu;
+
+	ret = proc_douintvec_minmax(table, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	for_each_possible_cpu(cpu) {
+		rq = cpu_rq(cpu);
+		rq_lock_irqsave(rq, &rf);
+		update_rq_clock(rq);
+		/* What ran so far is charged at the old weight. */
+		update_curr_bvt(rq);
+		bvt_be_apply(&rq->bvt.be);
+		rq_unlock_irqrestore(rq, &rf);
+	}
+	return 0;
+}
+
+#define BVT_SYSCTL_BE(name, min, max)				\
+	{							\
+		.procname	= #name,			\
+		.data		= &sysctl_##name,		\
+		.maxlen		= sizeof(unsigned int),		\
+		.mode		= 0644,				\
+		.proc_handler	= bvt_be_sysctl_handler,	\
+		.extra1		= (min),			\
+		.extra2		= (max),			\
+	}
+
+/*
  * Tunables are sysctls, not debugfs files: they are the system's policy
  * (how much the reserved-effort level may take, how the best-effort level
  * competes with it), to be set at boot from sysctl.conf on kernels without
- * debugfs, and read at every use, so that a change takes effect at once.
+ * debugfs.  A change takes effect at once: most are read at every use, the
+ * best-effort level's are written into the level of every CPU.
  */
 static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL(sched_bvt_allowance_ns, &bvt_allowance_min,
 		   &bvt_allowance_max),
 	BVT_SYSCTL(sched_bvt_mcu_ns, SYSCTL_ZERO, &bvt_allowance_max),
 	BVT_SYSCTL(sched_bvt_migration_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
-	BVT_SYSCTL(sched_bvt_be_weight, &bvt_weight_min, &bvt_weight_max),
-	BVT_SYSCTL(sched_bvt_be_warp_ns, SYSCTL_ZERO, &bvt_time_max),
-	BVT_SYSCTL(sched_bvt_be_threshold_ns, SYSCTL_ZERO, &bvt_time_max),
-	BVT_SYSCTL(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
+	BVT_SYSCTL_BE(sched_bvt_be_weight, &bvt_weight_min, &bvt_weight_max),
+	BVT_SYSCTL_BE(sched_bvt_be_warp_ns, SYSCTL_ZERO, &bvt_time_max),
+	BVT_SYSCTL_BE(sched_bvt_be_threshold_ns, SYSCTL_ZERO, &bvt_time_max),
+	BVT_SYSCTL_BE(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
 	BVT_SYSCTL(sched_bvt_re_share_pct, SYSCTL_ZERO, &bvt_pct_max),
 	{
 		/* read only: the weight admitted to the reserved-effort level */

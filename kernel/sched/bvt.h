@@ -15,34 +15,54 @@
 struct sched_attr;
 struct task_struct;
 
+struct bvt_level;
+
 /*
- * One BVT scheduler: the runnable entities it dispatches, ordered by
- * effective virtual time, and its scheduler virtual time (SVT).
+ * What makes one kind of level differ from another: how it orders its
+ * runnable entities and picks one, and how urgent the one it would run
+ * makes the level in the level above.  The running entity is kept out of
+ * a level's queue, as CFS keeps it out of its tree.
  */
-struct bvt_sched {
+struct bvt_level_ops {
+	/* put @se, runnable and not running, in @lv's queue, or take it out */
+	void (*queue)(struct bvt_level *lv, struct bvt_entity *se);
+	void (*unqueue)(struct bvt_level *lv, struct bvt_entity *se);
+	/* the first in line, whom the running entity makes way for */
+	struct bvt_entity *(*first)(struct bvt_level *lv);
+	/* the runnable entity to run, the running one included */
+	struct bvt_entity *(*pick)(struct bvt_level *lv);
+	/* the warp @lv runs with in the level above when it would run @head */
+	s64 (*warp)(const struct bvt_level *lv, const struct bvt_entity *head);
+};
+
+/*
+ * A level of the BVT hierarchy: a BVT scheduler, with the runnable
+ * entities it dispatches and its scheduler virtual time (SVT), and the
+ * entity that stands for it in the level above.  The reserved-effort root,
+ * the best-effort level and the cooperation domains are all levels; the
+ * root's entity is never queued.  The levels of a CPU live as long as its
+ * runqueue, and are changed with it locked.
+ */
+struct bvt_level {
+	struct bvt_entity		se;
+	const struct bvt_level_ops	*ops;
 	struct rb_root_cached		timeline;	/* queued, not running */
-	struct sched_bvt_entity		*curr;		/* picked, not in timeline */
+	struct bvt_entity		*curr;		/* picked, not queued */
 	u64				svt;		/* least A of the runnable */
 	unsigned int			nr_queued;	/* runnable, curr included */
 #ifdef CONFIG_SCHED_CORE
 	u64				svt_fi;		/* SVT as a forced idle began */
 	unsigned int			fi_seq;		/* the forced idle it is of */
 #endif
-};
-
-/*
- * A level of the BVT hierarchy: a scheduler, and the entity that stands
- * for it in the level above.  The reserved-effort root, the best-effort
- * level and the cooperation domains are all levels; the root's entity is
- * never queued.  A level below the root runs warped when the entity it
- * would run is warped: with that entity's warp in direct mode, or with
- * its own warp when that entity's reaches the threshold (threshold mode).
- */
-struct bvt_level {
-	struct sched_bvt_entity		se;
-	struct bvt_sched		sched;
-	unsigned int			direct;
+	/*
+	 * Its own warp, and how it uses it (the best-effort level's
+	 * sysctls): it runs warped when the entity it would run is warped,
+	 * with that entity's warp in direct mode, or with its own when that
+	 * entity's reaches the threshold (threshold mode).
+	 */
+	s64				warp;
 	s64				threshold;
+	unsigned int			direct;
 };
 
 /* Why a thread started or stopped running warped (sched_bvt tracepoints). */

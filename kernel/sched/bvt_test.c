@@ -32,54 +32,55 @@ static void bvt_test_scale_by_weight(struct kunit *test)
 			86400ULL * NSEC_PER_SEC * 1024);
 }
 
-static void bvt_test_entity_init(struct sched_bvt_entity *se, u64 avt,
+static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 				 u32 weight)
 {
-	memset(se, 0, sizeof(*se));
-	RB_CLEAR_NODE(&se->run_node);
-	se->avt = avt;
-	se->params.weight = weight;
-	se->run = &se->params;
+	memset(bt, 0, sizeof(*bt));
+	RB_CLEAR_NODE(&bt->se.run_node);
+	bt->se.avt = avt;
+	bt->se.weight = weight;
+	bt->params.weight = weight;
+	bt->run = &bt->params;
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)
 {
-	struct sched_bvt_entity se;
+	struct sched_bvt_entity bt;
 
-	bvt_test_entity_init(&se, 100 * NSEC_PER_MSEC, 1024);
-	se.params.warp = 30 * NSEC_PER_MSEC;
-	se.params.flags = SCHED_BVT_FLAG_WARP;
+	bvt_test_entity_init(&bt, 100 * NSEC_PER_MSEC, 1024);
+	bt.params.warp = 30 * NSEC_PER_MSEC;
+	bt.params.flags = SCHED_BVT_FLAG_WARP;
 	/* Wanting to warp is not running warped. */
-	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&se));
-	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * NSEC_PER_MSEC);
-	se.warped = 1;
-	se.warp = se.params.warp;
-	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&bt));
+	KUNIT_EXPECT_EQ(test, bvt_evt(&bt.se), 100 * NSEC_PER_MSEC);
+	bt.se.warped = 1;
+	bt.se.warp = bt.params.warp;
+	KUNIT_EXPECT_EQ(test, bvt_evt(&bt.se), 70 * NSEC_PER_MSEC);
 	/* The flag without W is no warp. */
-	se.params.warp = 0;
-	KUNIT_EXPECT_FALSE(test, bvt_wants_warp(&se));
+	bt.params.warp = 0;
+	KUNIT_EXPECT_FALSE(test, bvt_wants_warp(&bt));
 }
 
 static void bvt_test_unwarp_wait(struct kunit *test)
 {
-	struct sched_bvt_entity se;
+	struct sched_bvt_entity bt;
 	const u64 ms = NSEC_PER_MSEC;
 
-	bvt_test_entity_init(&se, 0, 1024);
-	se.params.unwarp = 50 * ms;
-	se.warp_ended = 1000 * ms;
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1000 * ms), 50 * ms);
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1030 * ms), 20 * ms);
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1050 * ms), 0);
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 5000 * ms), 0);
+	bvt_test_entity_init(&bt, 0, 1024);
+	bt.params.unwarp = 50 * ms;
+	bt.warp_ended = 1000 * ms;
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 1000 * ms), 50 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 1030 * ms), 20 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 1050 * ms), 0);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 5000 * ms), 0);
 	/* A warp that ended on a CPU whose clock is a little ahead. */
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 999 * ms), 0);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 999 * ms), 0);
 	/* Never warped, or no U: no wait. */
-	se.warp_ended = 0;
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 10 * ms), 0);
-	se.warp_ended = 1000 * ms;
-	se.params.unwarp = 0;
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1000 * ms), 0);
+	bt.warp_ended = 0;
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 10 * ms), 0);
+	bt.warp_ended = 1000 * ms;
+	bt.params.unwarp = 0;
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 1000 * ms), 0);
 }
 
 static void bvt_test_allowance_in_real_time(struct kunit *test)
@@ -90,84 +91,84 @@ static void bvt_test_allowance_in_real_time(struct kunit *test)
 	bvt_test_entity_init(&next, 0, 1024);
 	/* At weight 3072, 3 ms of real time is 1 ms of virtual time. */
 	bvt_test_entity_init(&curr, NSEC_PER_MSEC, 3072);
-	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr, &next, c));
-	curr.avt = NSEC_PER_MSEC + 1;
-	KUNIT_EXPECT_TRUE(test, bvt_allowance_used(&curr, &next, c));
+	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr.se, &next.se, c));
+	curr.se.avt = NSEC_PER_MSEC + 1;
+	KUNIT_EXPECT_TRUE(test, bvt_allowance_used(&curr.se, &next.se, c));
 	/* At weight 1024 the same entity may run on to 3 ms. */
-	curr.params.weight = 1024;
-	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr, &next, c));
+	curr.se.weight = 1024;
+	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr.se, &next.se, c));
 }
 
 static void bvt_test_timeline_and_svt(struct kunit *test)
 {
 	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
-	struct sched_bvt_entity se[3];
-	struct bvt_sched *bs;
+	struct sched_bvt_entity bt[3];
+	struct bvt_level *lv;
 
 	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
 	init_bvt_rq(bvt_rq);
-	bs = &bvt_rq->root.sched;
-	bvt_test_entity_init(&se[0], 500, 1024);
-	bvt_test_entity_init(&se[1], 300, 1024);
-	bvt_test_entity_init(&se[2], 400, 1024);
-	/* se[2] runs warped: least E, but not least A. */
-	se[2].params.flags = SCHED_BVT_FLAG_WARP;
-	se[2].params.warp = 250;
-	se[2].warped = 1;
-	se[2].warp = 250;
+	lv = &bvt_rq->root;
+	bvt_test_entity_init(&bt[0], 500, 1024);
+	bvt_test_entity_init(&bt[1], 300, 1024);
+	bvt_test_entity_init(&bt[2], 400, 1024);
+	/* bt[2] runs warped: least E, but not least A. */
+	bt[2].params.flags = SCHED_BVT_FLAG_WARP;
+	bt[2].params.warp = 250;
+	bt[2].se.warped = 1;
+	bt[2].se.warp = 250;
 
-	bvt_enqueue_entity(bs, &se[0], 0);
-	bvt_enqueue_entity(bs, &se[1], 0);
-	bvt_enqueue_entity(bs, &se[2], 0);
-	bvt_update_svt(bs);
-	KUNIT_EXPECT_EQ(test, bs->nr_queued, 3U);
-	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(bs), &se[2]);
-	KUNIT_EXPECT_EQ(test, bs->svt, 300ULL);
+	bvt_enqueue_entity(lv, &bt[0].se, 0);
+	bvt_enqueue_entity(lv, &bt[1].se, 0);
+	bvt_enqueue_entity(lv, &bt[2].se, 0);
+	bvt_update_svt(lv);
+	KUNIT_EXPECT_EQ(test, lv->nr_queued, 3U);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(lv), &bt[2].se);
+	KUNIT_EXPECT_EQ(test, lv->svt, 300ULL);
 
 	/* The picked entity leaves the timeline but still counts for SVT. */
-	bvt_set_curr(bs, &se[2]);
-	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(bs), &se[1]);
-	bvt_dequeue_entity(bs, &se[1]);
-	KUNIT_EXPECT_EQ(test, bs->svt, 400ULL);
-	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(bs), &se[2]);
+	bvt_set_curr(lv, &bt[2].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(lv), &bt[1].se);
+	bvt_dequeue_entity(lv, &bt[1].se);
+	KUNIT_EXPECT_EQ(test, lv->svt, 400ULL);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(lv), &bt[2].se);
 
-	/* Waking up, se[1] is brought up to SVT. */
-	bvt_enqueue_entity(bs, &se[1], ENQUEUE_WAKEUP);
-	KUNIT_EXPECT_EQ(test, se[1].avt, 400ULL);
+	/* Waking up, bt[1] is brought up to SVT. */
+	bvt_enqueue_entity(lv, &bt[1].se, ENQUEUE_WAKEUP);
+	KUNIT_EXPECT_EQ(test, bt[1].se.avt, 400ULL);
 
 	/* SVT never goes back, even when the runqueue empties. */
-	bvt_put_curr(bs, &se[2]);
-	bvt_dequeue_entity(bs, &se[0]);
-	bvt_dequeue_entity(bs, &se[1]);
-	bvt_dequeue_entity(bs, &se[2]);
-	KUNIT_EXPECT_EQ(test, bs->nr_queued, 0U);
-	KUNIT_EXPECT_EQ(test, bs->svt, 400ULL);
-	KUNIT_EXPECT_NULL(test, bvt_pick_entity(bs));
+	bvt_put_curr(lv, &bt[2].se);
+	bvt_dequeue_entity(lv, &bt[0].se);
+	bvt_dequeue_entity(lv, &bt[1].se);
+	bvt_dequeue_entity(lv, &bt[2].se);
+	KUNIT_EXPECT_EQ(test, lv->nr_queued, 0U);
+	KUNIT_EXPECT_EQ(test, lv->svt, 400ULL);
+	KUNIT_EXPECT_NULL(test, bvt_pick_entity(lv));
 }
 
 static void bvt_test_relative_vt(struct kunit *test)
 {
 	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
-	struct sched_bvt_entity se;
-	struct bvt_sched *bs;
+	struct sched_bvt_entity bt;
+	struct bvt_level *lv;
 
 	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
 	init_bvt_rq(bvt_rq);
-	bs = &bvt_rq->root.sched;
-	bs->svt = 1000;
+	lv = &bvt_rq->root;
+	lv->svt = 1000;
 	/* 50 ahead of the SVT it left: 50 ahead of this one. */
-	bvt_test_entity_init(&se, 50, 1024);
-	se.vt_relative = 1;
-	bvt_enqueue_entity(bs, &se, 0);
-	KUNIT_EXPECT_EQ(test, se.avt, 1050ULL);
-	KUNIT_EXPECT_EQ(test, se.vt_relative, 0U);
-	bvt_dequeue_entity(bs, &se);
+	bvt_test_entity_init(&bt, 50, 1024);
+	bt.se.vt_relative = 1;
+	bvt_enqueue_entity(lv, &bt.se, 0);
+	KUNIT_EXPECT_EQ(test, bt.se.avt, 1050ULL);
+	KUNIT_EXPECT_EQ(test, bt.se.vt_relative, 0U);
+	bvt_dequeue_entity(lv, &bt.se);
 
 	/* Far behind, and waking: no credit. */
-	se.avt = -500LL;
-	se.vt_relative = 1;
-	bvt_enqueue_entity(bs, &se, ENQUEUE_WAKEUP);
-	KUNIT_EXPECT_EQ(test, se.avt, 1000ULL);
+	bt.se.avt = -500LL;
+	bt.se.vt_relative = 1;
+	bvt_enqueue_entity(lv, &bt.se, ENQUEUE_WAKEUP);
+	KUNIT_EXPECT_EQ(test, bt.se.avt, 1000ULL);
 }
 
 static void bvt_test_params_valid(struct kunit *test)
@@ -257,58 +258,57 @@ static void bvt_test_params_raise(struct kunit *test)
 static void bvt_test_warp_state(struct kunit *test)
 {
 	const u64 ms = NSEC_PER_MSEC;
-	struct sched_bvt_entity se;
+	struct sched_bvt_entity bt;
 
-	bvt_test_entity_init(&se, 100 * ms, 1024);
-	se.params.flags = SCHED_BVT_FLAG_WARP;
-	se.params.warp = 30 * ms;
-	se.params.warp_limit = 5 * ms;
-	se.params.unwarp = 50 * ms;
+	bvt_test_entity_init(&bt, 100 * ms, 1024);
+	bt.params.flags = SCHED_BVT_FLAG_WARP;
+	bt.params.warp = 30 * ms;
+	bt.params.warp_limit = 5 * ms;
+	bt.params.unwarp = 50 * ms;
 
-	__bvt_warp_start(&se);
-	KUNIT_EXPECT_EQ(test, se.warped, 1U);
-	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 70 * ms);
-	KUNIT_EXPECT_EQ(test, se.warp_ran, 0ULL);
+	__bvt_warp_start(&bt);
+	KUNIT_EXPECT_EQ(test, bt.se.warped, 1U);
+	KUNIT_EXPECT_EQ(test, bvt_evt(&bt.se), 70 * ms);
+	KUNIT_EXPECT_EQ(test, bt.warp_ran, 0ULL);
 	/* L reached at 1000 ms: unwarped, and U runs from there. */
-	se.warp_ran = 5 * ms;
-	__bvt_warp_end(&se, 1000 * ms);
-	KUNIT_EXPECT_EQ(test, se.warped, 0U);
-	KUNIT_EXPECT_EQ(test, bvt_evt(&se), 100 * ms);
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1010 * ms), 40 * ms);
-	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&se, 1050 * ms), 0ULL);
+	bt.warp_ran = 5 * ms;
+	__bvt_warp_end(&bt, 1000 * ms);
+	KUNIT_EXPECT_EQ(test, bt.se.warped, 0U);
+	KUNIT_EXPECT_EQ(test, bvt_evt(&bt.se), 100 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 1010 * ms), 40 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_unwarp_wait(&bt, 1050 * ms), 0ULL);
 	/* A new warp starts with nothing run. */
-	__bvt_warp_start(&se);
-	KUNIT_EXPECT_EQ(test, se.warp_ran, 0ULL);
+	__bvt_warp_start(&bt);
+	KUNIT_EXPECT_EQ(test, bt.warp_ran, 0ULL);
 	/* An SA_BVT_WARP signal wants W even without the flag. */
-	se.params.flags = 0;
-	KUNIT_EXPECT_FALSE(test, bvt_wants_warp(&se));
-	se.sig_warp = 1;
-	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&se));
+	bt.params.flags = 0;
+	KUNIT_EXPECT_FALSE(test, bvt_wants_warp(&bt));
+	bt.sig_warp = 1;
+	KUNIT_EXPECT_TRUE(test, bvt_wants_warp(&bt));
 }
 
 /* A level's warp: the threshold and direct modes. */
 static void bvt_test_level_warp(struct kunit *test)
 {
 	struct bvt_level lv = { };
-	struct sched_bvt_entity head;
+	struct bvt_entity head = { };
 
-	bvt_test_entity_init(&head, 0, 1024);
-	lv.se.params.warp = 7;
+	lv.warp = 7;
 	lv.threshold = 10;
-	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, NULL), 0LL);
+	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, NULL), 0LL);
 	/* Unwarped head: no warp in either mode. */
 	head.warp = 50;
-	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 0LL);
+	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 0LL);
 	head.warped = 1;
 	/* Threshold: the level's own warp, from the threshold up. */
-	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 7LL);
+	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 7LL);
 	head.warp = 10;
-	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 7LL);
+	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 7LL);
 	head.warp = 9;
-	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 0LL);
+	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 0LL);
 	/* Direct: the head's warp. */
 	lv.direct = 1;
-	KUNIT_EXPECT_EQ(test, bvt_level_warp(&lv, &head), 9LL);
+	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 9LL);
 }
 
 /* Admission: the reserved share against the best-effort weight. */

@@ -6,7 +6,7 @@
 #include <linux/rbtree_types.h>
 #include <linux/types.h>
 
-struct bvt_sched;
+struct bvt_level;
 
 /* A thread's BVT parameters, as set with sched_setattr(2). */
 struct sched_bvt_params {
@@ -18,28 +18,33 @@ struct sched_bvt_params {
 };
 
 /*
- * A schedulable entity of SCHED_BVT: a thread, or a level of the hierarchy
+ * What a level of SCHED_BVT queues: a thread, or a level of the hierarchy
  * (the best-effort level, a cooperation domain) queued in the level above.
  * All virtual times are in nanoseconds as seen by a weight-1024 entity and
  * compared modulo 2^64.
  */
-struct sched_bvt_entity {
-	struct rb_node			run_node;	/* in bvt_sched::timeline */
+struct bvt_entity {
+	struct rb_node			run_node;	/* in bvt_level::timeline */
 	u64				avt;		/* A: actual virtual time */
 	u64				min_avt;	/* least A in this subtree */
+	s64				warp;		/* E = A - warp while warped */
+	u32				weight;		/* A is charged at, while queued */
 	unsigned int			on_rq;
 	/* avt is relative to the svt of the level it left (fork, migration) */
 	unsigned int			vt_relative;
+	unsigned int			warped;
+	/* the level it is queued in, and that level's entity (NULL: root) */
+	struct bvt_level		*lv;
+	struct bvt_entity		*parent;
+	/* the level it stands for; NULL for a thread */
+	struct bvt_level		*my_level;
+};
+
+/* A thread's SCHED_BVT state: its entity, parameters, warp and timers. */
+struct sched_bvt_entity {
+	struct bvt_entity		se;
 	/* counted in bvt_rq::nr_migratory while queued */
 	unsigned int			migratory;
-	/* E = A - warp now */
-	unsigned int			warped;
-	s64				warp;
-	/* the level it is queued in, and that level's entity (NULL: root) */
-	struct bvt_sched		*bs;
-	struct sched_bvt_entity		*parent;
-	/* a level's own scheduler; NULL for a thread */
-	struct bvt_sched		*my_sched;
 	/* weight admitted to the reserved-effort level, 0 outside it */
 	u32				re_weight;
 	/* an SA_BVT_WARP signal warps it until it next blocks */
