@@ -902,6 +902,23 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 	return bvt_task_of(se);
 }
 
+/* Is @se the entity of a level that @next, a BVT thread, is queued under? */
+static bool bvt_level_above(const struct bvt_entity *se,
+			    const struct bvt_entity *next)
+{
+	for (next = next->parent; next; next = next->parent) {
+		if (next == se)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A switch to @next puts @p's entities up to the level the two share, and
+ * set_next_task_bvt() sets @next's up to there: a level that @next runs
+ * under too stays the running entity of the level above it, as CFS stops
+ * at the common ancestor.  A put around a change puts them all.
+ */
 static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 			      struct task_struct *next)
 {
@@ -916,8 +933,13 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 		bvt_charge_mcu(bt);
 		bt->wait_start = rq_clock(rq);
 	}
-	for (se = &bt->se; se; se = se->parent)
+	if (next && next->sched_class != &bvt_sched_class)
+		next = NULL;
+	for (se = &bt->se; se; se = se->parent) {
+		if (next && bvt_level_above(se, &next->bvt.se))
+			break;
 		bvt_put_curr(se->lv, se);
+	}
 }
 
 /*
@@ -951,7 +973,8 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	p->se.exec_start = rq_clock_task(rq);
 	if (first)
 		bt->slice_ran = 0;
-	for (se = &bt->se; se; se = se->parent)
+	/* Up to the level that the thread put runs under too, if any. */
+	for (se = &bt->se; se && se->lv->curr != se; se = se->parent)
 		bvt_set_curr(se->lv, se);
 	se = &bt->se;
 	bvt_limit_timer_arm(rq, bt);
