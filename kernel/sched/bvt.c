@@ -59,6 +59,13 @@ static unsigned int sysctl_sched_bvt_be_warp_ns;
 static unsigned int sysctl_sched_bvt_be_threshold_ns;
 static unsigned int sysctl_sched_bvt_be_direct;
 
+/*
+ * The longest a cooperation domain's member may run before coop_poll(2)
+ * is to be called again, whatever the others' deadlines: the end of the
+ * domain's turn that it reports.
+ */
+static unsigned int sysctl_sched_bvt_coop_period_ns = 10 * NSEC_PER_MSEC;
+
 /* The share of a CPU the reserved-effort threads may hold together, in %. */
 static unsigned int sysctl_sched_bvt_re_share_pct = 75;
 
@@ -144,6 +151,21 @@ static inline bool bvt_reserved(const struct sched_bvt_params *params)
 	return params->flags & SCHED_BVT_FLAG_RESERVED;
 }
 
+/* Cooperation domains: kernel/sched/coop_poll.c, included at the end. */
+static const struct bvt_level_ops bvt_coop_ops;
+static void bvt_coop_attach(struct bvt_coop_domain *dom,
+			    struct sched_bvt_entity *bt);
+static void bvt_coop_detach(struct sched_bvt_entity *bt);
+static void bvt_coop_forget(struct sched_bvt_entity *bt);
+static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
+static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
+				 struct bvt_level *above);
+
+static inline bool bvt_is_coop(const struct bvt_level *lv)
+{
+	return lv->ops == &bvt_coop_ops;
+}
+
 /* A's distance from the SVT of its level: what fork and migration keep. */
 static inline s64 bvt_lag(struct bvt_entity *se)
 {
@@ -161,14 +183,26 @@ static inline s64 bvt_lag(struct bvt_entity *se)
 static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 {
 	bool reserved = bvt_reserved(bt->run);
-	struct bvt_level *lv = reserved ? &rq->bvt.root : &rq->bvt.be;
 	struct bvt_entity *se = &bt->se;
+	struct bvt_level *lv;
+
+	if (reserved)
+		lv = &rq->bvt.root;
+	else if (unlikely(bt->coop.member))
+		lv = &rq->bvt.coop.lv;
+	else
+		lv = &rq->bvt.be;
 
 	if (se->lv != lv && se->lv && !se->vt_relative) {
-		se->avt = bvt_lag(se);
+		se->avt = bvt_is_coop(se->lv) ? bvt_coop_leave_lag(bt) :
+						bvt_lag(se);
 		se->vt_relative = 1;
 		trace_sched_bvt_level(bvt_thread_task(bt), reserved);
 	}
+	if (unlikely(bt->coop.dom) && lv != &bt->coop.dom->lv)
+		bvt_coop_detach(bt);
+	if (unlikely(lv == &rq->bvt.coop.lv) && !bt->coop.dom)
+		bvt_coop_attach(&rq->bvt.coop, bt);
 	se->lv = lv;
 	se->parent = lv->se.lv ? &lv->se : NULL;
 }
@@ -261,8 +295,8 @@ static struct bvt_entity *bvt_timeline_pick(struct bvt_level *lv)
  * direct mode the warp of @head, in threshold mode its own, if @head's
  * reaches the threshold.
  */
-static s64 bvt_timeline_warp(const struct bvt_level *lv,
-			     const struct bvt_entity *head)
+static s64 bvt_head_warp(const struct bvt_level *lv,
+			 const struct bvt_entity *head)
 {
 	if (!head || !head->warped)
 		return 0;
@@ -271,12 +305,25 @@ static s64 bvt_timeline_warp(const struct bvt_level *lv,
 	return head->warp >= lv->threshold ? lv->warp : 0;
 }
 
+static s64 bvt_timeline_warp(struct bvt_level *lv)
+{
+	return bvt_head_warp(lv, bvt_timeline_pick(lv));
+}
+
+/* A waking entity with a lower E preempts the running one. */
+static bool bvt_timeline_preempts(const struct bvt_entity *se,
+				  const struct bvt_entity *curr)
+{
+	return vt_before(bvt_evt(se), bvt_evt(curr));
+}
+
 static const struct bvt_level_ops bvt_timeline_ops = {
 	.queue		= bvt_timeline_add,
 	.unqueue	= bvt_timeline_del,
 	.first		= bvt_timeline_first,
 	.pick		= bvt_timeline_pick,
 	.warp		= bvt_timeline_warp,
+	.preempts	= bvt_timeline_preempts,
 };
 
 /*
@@ -343,6 +390,8 @@ static void bvt_enqueue_entity(struct bvt_level *lv, struct bvt_entity *se,
 		bvt_queue(lv, se);
 	se->on_rq = 1;
 	lv->nr_queued++;
+	if (lv->ops->enqueue)
+		lv->ops->enqueue(lv, se);
 }
 
 static void bvt_dequeue_entity(struct bvt_level *lv, struct bvt_entity *se)
@@ -351,6 +400,8 @@ static void bvt_dequeue_entity(struct bvt_level *lv, struct bvt_entity *se)
 		bvt_unqueue(lv, se);
 	se->on_rq = 0;
 	lv->nr_queued--;
+	if (lv->ops->dequeue)
+		lv->ops->dequeue(lv, se);
 	bvt_update_svt(lv);
 }
 
@@ -386,7 +437,7 @@ static void bvt_level_update(struct bvt_entity *se)
 		return;
 	}
 
-	warp = lv->ops->warp(lv, bvt_pick_entity(lv));
+	warp = INDIRECT_CALL_1(lv->ops->warp, bvt_timeline_warp, lv);
 	if (se->on_rq && se->warp == warp)
 		return;
 	if (se->on_rq && se != above->curr)
@@ -791,7 +842,8 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	se = &curr->bvt.se;
 	pse = &p->bvt.se;
 	bvt_find_match(&se, &pse);
-	if (vt_before(bvt_evt(pse), bvt_evt(se)))
+	if (INDIRECT_CALL_1(se->lv->ops->preempts, bvt_timeline_preempts,
+			    pse, se))
 		resched_curr(rq);
 }
 
@@ -1127,6 +1179,7 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 	s64 lag = bvt_lag(&bt->se), max = bvt_lag_max(bt);
 
 	bvt_forget_warp(rq, p);
+	bvt_coop_forget(bt);
 	bt->se.avt = clamp_t(s64, lag, -max, max);
 	bt->se.vt_relative = 1;
 }
@@ -1136,6 +1189,7 @@ static void bvt_re_release(struct task_struct *p);
 static void task_dead_bvt(struct task_struct *p)
 {
 	bvt_unwarp_timer_cancel(&p->bvt);
+	bvt_coop_forget(&p->bvt);
 	bvt_re_release(p);
 }
 
@@ -1223,8 +1277,10 @@ static void bvt_update_masks(struct rq *rq)
 static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *bt,
 			       int delta)
 {
+	/* A member of a cooperation domain stays with it (coop_poll.c). */
 	if (delta > 0) {
-		bt->migratory = bvt_thread_task(bt)->nr_cpus_allowed > 1;
+		bt->migratory = bvt_thread_task(bt)->nr_cpus_allowed > 1 &&
+				!bt->coop.member;
 		rq->bvt.nr_migratory += bt->migratory;
 	} else {
 		rq->bvt.nr_migratory -= bt->migratory;
@@ -1304,6 +1360,9 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
+	/* A member of a cooperation domain stays with it while it may. */
+	if (unlikely(p->bvt.coop.member) && bvt_cpu_usable(p, prev_cpu))
+		return prev_cpu;
 
 	best_cpu = bvt_find_free(p, prev_cpu, -1);
 	if (best_cpu >= 0)
@@ -1344,6 +1403,8 @@ static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 
 	se->avt = bvt_lag(se);
 	se->vt_relative = 1;
+	if (p->bvt.coop.dom)
+		bvt_coop_detach(&p->bvt);
 }
 
 static bool bvt_can_move(struct rq *rq, struct task_struct *p)
@@ -1620,6 +1681,10 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	bt->sig_warp = 0;
 	bt->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
 	bt->run = &bt->params;
+	memset(&bt->coop, 0, sizeof(bt->coop));
+	RB_CLEAR_NODE(&bt->coop.dl_node);
+	RB_CLEAR_NODE(&bt->coop.ev_node);
+	RB_CLEAR_NODE(&bt->coop.all_node);
 	hrtimer_init(&bt->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bt->unwarp_timer.function = bvt_unwarp_timer_fn;
 }
@@ -1633,6 +1698,8 @@ static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
 	lv->timeline = RB_ROOT_CACHED;
 	lv->se.my_level = lv;
 	lv->se.lv = above;
+	/* The root's entity is never queued: it is no one's parent. */
+	lv->se.parent = above && above->se.lv ? &above->se : NULL;
 	lv->se.weight = BVT_WEIGHT_UNIT;
 }
 
@@ -1641,6 +1708,7 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	init_bvt_level(&bvt_rq->root, NULL, &bvt_timeline_ops);
 	init_bvt_level(&bvt_rq->be, &bvt_rq->root, &bvt_timeline_ops);
 	bvt_be_apply(&bvt_rq->be);
+	init_bvt_coop_domain(&bvt_rq->coop, &bvt_rq->be);
 	bvt_rq->nr_running = 0;
 	bvt_rq->load = 0;
 	bvt_rq->curr_lag = 0;
@@ -2053,6 +2121,7 @@ static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL_BE(sched_bvt_be_threshold_ns, SYSCTL_ZERO, &bvt_time_max),
 	BVT_SYSCTL_BE(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
 	BVT_SYSCTL(sched_bvt_re_share_pct, SYSCTL_ZERO, &bvt_pct_max),
+	BVT_SYSCTL(sched_bvt_coop_period_ns, &bvt_allowance_min, &bvt_time_max),
 	{
 		/* read only: the weight admitted to the reserved-effort level */
 		.procname	= "sched_bvt_re_admitted",
@@ -2069,6 +2138,8 @@ static int __init sched_bvt_sysctl_init(void)
 	return 0;
 }
 late_initcall(sched_bvt_sysctl_init);
+
+#include "coop_poll.c"
 
 #ifdef CONFIG_SCHED_BVT_KUNIT_TEST
 #include "bvt_test.c"

@@ -8,6 +8,7 @@
 
 #include <linux/hrtimer_types.h>
 #include <linux/rbtree_types.h>
+#include <linux/spinlock_types.h>
 #include <linux/sched/bvt.h>
 #include <linux/smp_types.h>
 #include <uapi/linux/sched.h>
@@ -31,8 +32,14 @@ struct bvt_level_ops {
 	struct bvt_entity *(*first)(struct bvt_level *lv);
 	/* the runnable entity to run, the running one included */
 	struct bvt_entity *(*pick)(struct bvt_level *lv);
-	/* the warp @lv runs with in the level above when it would run @head */
-	s64 (*warp)(const struct bvt_level *lv, const struct bvt_entity *head);
+	/* the warp @lv runs with in the level above, from what it would run */
+	s64 (*warp)(struct bvt_level *lv);
+	/* should the runnable @se take the CPU from @curr, both of @lv? */
+	bool (*preempts)(const struct bvt_entity *se,
+			 const struct bvt_entity *curr);
+	/* optional: @se becomes runnable in @lv, or stops being runnable */
+	void (*enqueue)(struct bvt_level *lv, struct bvt_entity *se);
+	void (*dequeue)(struct bvt_level *lv, struct bvt_entity *se);
 };
 
 /*
@@ -65,6 +72,26 @@ struct bvt_level {
 	unsigned int			direct;
 };
 
+/*
+ * The cooperation domain of a CPU (kernel/sched/coop_poll.c): a level in
+ * the best-effort level whose runnable members are ordered by their
+ * events, not by virtual time, and whose weight is the sum of theirs.
+ */
+struct bvt_coop_domain {
+	struct bvt_level		lv;
+	struct rb_root_cached		deadlines;	/* runnable, with one */
+	struct rb_root_cached		events;		/* runnable, with one */
+	u64				weight;		/* of the runnable */
+	/*
+	 * Every attached member's deadline, asleep or not, for what
+	 * coop_poll() reports.  A member leaves it when it moves to another
+	 * CPU, with only its pi_lock held: hence a lock of its own, taken
+	 * inside the rq lock.
+	 */
+	raw_spinlock_t			lock;
+	struct rb_root_cached		all;
+};
+
 /* Why a thread started or stopped running warped (sched_bvt tracepoints). */
 enum bvt_warp_reason {
 	BVT_WARP_WAKEUP,	/* it woke up, or was created */
@@ -86,6 +113,7 @@ enum bvt_migrate_reason {
 struct bvt_rq {
 	struct bvt_level		root;		/* reserved effort */
 	struct bvt_level		be;		/* best effort */
+	struct bvt_coop_domain		coop;		/* in be */
 	unsigned int			nr_running;	/* runnable BVT tasks */
 	unsigned int			nr_migratory;	/* of which may move */
 	unsigned int			overloaded;	/* in bvt_overload_mask */

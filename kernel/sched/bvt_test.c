@@ -41,6 +41,9 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->se.weight = weight;
 	bt->params.weight = weight;
 	bt->run = &bt->params;
+	RB_CLEAR_NODE(&bt->coop.dl_node);
+	RB_CLEAR_NODE(&bt->coop.ev_node);
+	RB_CLEAR_NODE(&bt->coop.all_node);
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)
@@ -102,10 +105,12 @@ static void bvt_test_allowance_in_real_time(struct kunit *test)
 static void bvt_test_timeline_and_svt(struct kunit *test)
 {
 	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
-	struct sched_bvt_entity bt[3];
+	struct sched_bvt_entity *bt = kunit_kcalloc(test, 3, sizeof(*bt),
+						    GFP_KERNEL);
 	struct bvt_level *lv;
 
 	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
+	KUNIT_ASSERT_NOT_NULL(test, bt);
 	init_bvt_rq(bvt_rq);
 	lv = &bvt_rq->root;
 	bvt_test_entity_init(&bt[0], 500, 1024);
@@ -295,20 +300,20 @@ static void bvt_test_level_warp(struct kunit *test)
 
 	lv.warp = 7;
 	lv.threshold = 10;
-	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, NULL), 0LL);
+	KUNIT_EXPECT_EQ(test, bvt_head_warp(&lv, NULL), 0LL);
 	/* Unwarped head: no warp in either mode. */
 	head.warp = 50;
-	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 0LL);
+	KUNIT_EXPECT_EQ(test, bvt_head_warp(&lv, &head), 0LL);
 	head.warped = 1;
 	/* Threshold: the level's own warp, from the threshold up. */
-	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 7LL);
+	KUNIT_EXPECT_EQ(test, bvt_head_warp(&lv, &head), 7LL);
 	head.warp = 10;
-	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 7LL);
+	KUNIT_EXPECT_EQ(test, bvt_head_warp(&lv, &head), 7LL);
 	head.warp = 9;
-	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 0LL);
+	KUNIT_EXPECT_EQ(test, bvt_head_warp(&lv, &head), 0LL);
 	/* Direct: the head's warp. */
 	lv.direct = 1;
-	KUNIT_EXPECT_EQ(test, bvt_timeline_warp(&lv, &head), 9LL);
+	KUNIT_EXPECT_EQ(test, bvt_head_warp(&lv, &head), 9LL);
 }
 
 /* Admission: the reserved share against the best-effort weight. */
@@ -386,6 +391,59 @@ static void bvt_test_pi_merge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pi.flags, 0U);
 }
 
+/*
+ * A cooperation domain runs the earliest expired deadline, else the most
+ * important event, else the earliest deadline; its weight is its runnable
+ * members'.
+ */
+static void bvt_test_coop_pick(struct kunit *test)
+{
+	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
+	struct sched_bvt_entity *bt = kunit_kcalloc(test, 3, sizeof(*bt),
+						    GFP_KERNEL);
+	u64 now = ktime_get_mono_fast_ns();
+	struct bvt_level *lv;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
+	KUNIT_ASSERT_NOT_NULL(test, bt);
+	init_bvt_rq(bvt_rq);
+	lv = &bvt_rq->coop.lv;
+	for (i = 0; i < 3; i++)
+		bvt_test_entity_init(&bt[i], 0, 1024 << i);
+	bt[0].coop.flags = SCHED_BVT_COOP_EVENT;
+	bt[0].coop.priority = 5;
+	bt[1].coop.flags = SCHED_BVT_COOP_EVENT;
+	bt[1].coop.priority = 2;
+	bt[2].coop.flags = SCHED_BVT_COOP_DEADLINE;
+	bt[2].coop.deadline = now + NSEC_PER_SEC;
+	for (i = 0; i < 3; i++)
+		bvt_enqueue_entity(lv, &bt[i].se, 0);
+	KUNIT_EXPECT_EQ(test, lv->se.weight, 1024U + 2048U + 4096U);
+
+	/* Events before a deadline yet to come, the most important first. */
+	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[1].se);
+	bvt_dequeue_entity(lv, &bt[1].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[0].se);
+	bvt_dequeue_entity(lv, &bt[0].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[2].se);
+	KUNIT_EXPECT_EQ(test, lv->se.weight, 4096U);
+
+	/* An expired deadline before any event. */
+	bvt_enqueue_entity(lv, &bt[0].se, 0);
+	bvt_enqueue_entity(lv, &bt[1].se, 0);
+	bvt_dequeue_entity(lv, &bt[2].se);
+	bt[2].coop.deadline = now - 1;
+	bvt_enqueue_entity(lv, &bt[2].se, 0);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[2].se);
+
+	/* The last one out leaves a weight to charge at. */
+	for (i = 0; i < 3; i++)
+		bvt_dequeue_entity(lv, &bt[i].se);
+	KUNIT_EXPECT_NULL(test, bvt_coop_pick(lv));
+	KUNIT_EXPECT_NE(test, lv->se.weight, 0U);
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -401,6 +459,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_re_admission),
 	KUNIT_CASE(bvt_test_mcu_round),
 	KUNIT_CASE(bvt_test_pi_merge),
+	KUNIT_CASE(bvt_test_coop_pick),
 	{ }
 };
 

@@ -40,6 +40,25 @@ struct bvt_entity {
 	struct bvt_level		*my_level;
 };
 
+struct bvt_coop_domain;
+
+/*
+ * A thread's part in the cooperation domain of its CPU (coop_poll(2)):
+ * the events it gave at its last call, and where they are queued.
+ */
+struct sched_bvt_coop_state {
+	struct rb_node			dl_node;	/* runnable, by deadline */
+	struct rb_node			ev_node;	/* runnable, by priority */
+	struct rb_node			all_node;	/* any member, by deadline */
+	/* the domain it is attached to, that all_node is in; NULL: none */
+	struct bvt_coop_domain		*dom;
+	u64				deadline;	/* CLOCK_MONOTONIC ns */
+	u32				priority;
+	u32				flags;		/* SCHED_BVT_COOP_* */
+	/* it asked to cooperate, and has not left */
+	unsigned int			member;
+};
+
 /* A thread's SCHED_BVT state: its entity, parameters, warp and timers. */
 struct sched_bvt_entity {
 	struct bvt_entity		se;
@@ -64,16 +83,19 @@ struct sched_bvt_entity {
 	/* what it runs with: params, or pi_params while PI-boosted */
 	const struct sched_bvt_params	*run;
 	struct sched_bvt_params		pi_params;
+	struct sched_bvt_coop_state	coop;
 };
 
 struct task_struct;
 
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
+void bvt_coop_exec(struct task_struct *p);
 bool bvt_task(struct task_struct *p);
 u64 bvt_pi_key(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
+static inline void bvt_coop_exec(struct task_struct *p) { }
 static inline bool bvt_task(struct task_struct *p)
 {
 	return false;

@@ -60,4 +60,48 @@
  */
 #define SA_BVT_WARP			0x00001000
 
+/*
+ * coop_poll(2): cooperative polling among the time-sensitive SCHED_BVT
+ * threads of a CPU, its cooperation domain.
+ *
+ *   long coop_poll(const struct sched_bvt_coop *in,
+ *                  struct sched_bvt_coop *out, unsigned int flags);
+ *
+ * @in is the caller's next deadline and its most important best-effort
+ * event; the call joins the caller to the domain of its CPU, yields, and
+ * returns when the caller's deadline has expired or its event is the most
+ * important runnable one of the domain.  @out (may be NULL) then gets the
+ * earliest deadline of the other members, or the end of the domain's turn
+ * if that is earlier (SCHED_BVT_COOP_POLICING), and the most important
+ * event of the others: the caller treats them as its own and calls
+ * coop_poll() again when they come.  A NULL @in leaves the domain; so do a
+ * change of policy, exec and exit.  @flags must be 0.  See
+ * Documentation/scheduler/sched-bvt.rst.
+ *
+ *  @size:     sizeof(struct sched_bvt_coop), as with struct sched_attr: a
+ *             larger struct is accepted if what the kernel does not know
+ *             is zero (E2BIG otherwise); out->size is read to know how
+ *             much to write, and set to what the kernel wrote.
+ *  @flags:    which of the fields below are set: SCHED_BVT_COOP_DEADLINE,
+ *             SCHED_BVT_COOP_EVENT; on @out also SCHED_BVT_COOP_POLICING.
+ *  @deadline: CLOCK_MONOTONIC nanoseconds; one in the past has expired.
+ *  @priority: of the best-effort event, 0 (most important) to
+ *             SCHED_BVT_COOP_PRIO_MAX.
+ */
+struct sched_bvt_coop {
+	__u32	size;
+	__u32	flags;
+	__u64	deadline;
+	__u32	priority;
+	__u32	__reserved;
+};
+
+#define SCHED_BVT_COOP_SIZE_VER0	24	/* first published struct */
+
+#define SCHED_BVT_COOP_DEADLINE		0x01	/* deadline is set */
+#define SCHED_BVT_COOP_EVENT		0x02	/* priority is set */
+#define SCHED_BVT_COOP_POLICING		0x04	/* out: the domain's turn ends */
+
+#define SCHED_BVT_COOP_PRIO_MAX		1023
+
 #endif /* _UAPI_LINUX_SCHED_BVT_H */

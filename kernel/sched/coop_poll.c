@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cooperative polling: coop_poll(2) and the cooperation domains of
+ * SCHED_BVT.
+ *
+ * A. Sinha, C. Krasic, A. Goel, "Achieving predictable timing and fairness
+ * through cooperative polling" (UBC, 2007).
+ *
+ * Time-sensitive threads (players, audio, games) cooperate through the
+ * kernel: each gives its next deadline and its most important best-effort
+ * event, learns the earliest deadline and the most important event of the
+ * others, and yields, by calling coop_poll() again, when one of those
+ * comes.  Informed switches replace blind time slicing.
+ *
+ * The cooperating threads of a CPU form its cooperation domain, a level in
+ * the best-effort level with one virtual time for all its members and, as
+ * its weight, the sum of its runnable members' weights: together they get
+ * what they would get as best-effort threads, and the fair share above
+ * them holds.  Inside the domain there is no fair sharing: the member to
+ * run is the one with the earliest expired deadline, else the one with the
+ * most important event, else the one with the earliest deadline (the
+ * talk's choose_next_coop_task()).  A member that gave a deadline and no
+ * event sleeps until the deadline.  Members do not preempt each other, and
+ * the allowance C does not switch between them: they switch when they
+ * call coop_poll().
+ *
+ * SMP: a domain is per CPU, and a member cooperates with the members of
+ * its CPU, the threads it shares a CPU with.  Members stay on their CPU:
+ * wake-up placement keeps them there while their affinity allows it, and
+ * push and pull do not move them.  One that moves anyway (affinity,
+ * hotplug) joins the domain of its new CPU with its events.
+ *
+ * Included from bvt.c.
+ */
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+
+#define BVT_COOP_IN_FLAGS	(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_EVENT)
+
+static inline struct bvt_coop_domain *bvt_coop_of(struct bvt_level *lv)
+{
+	return container_of(lv, struct bvt_coop_domain, lv);
+}
+
+static inline struct sched_bvt_coop_state *
+bvt_coop_state(struct bvt_entity *se)
+{
+	return &bvt_thread_of(se)->coop;
+}
+
+static inline bool bvt_coop_has_deadline(const struct sched_bvt_coop_state *cs)
+{
+	return cs->flags & SCHED_BVT_COOP_DEADLINE;
+}
+
+static inline bool bvt_coop_has_event(const struct sched_bvt_coop_state *cs)
+{
+	return cs->flags & SCHED_BVT_COOP_EVENT;
+}
+
+/* Deadlines are CLOCK_MONOTONIC ns; this clock may be read under rq->lock. */
+static inline u64 bvt_coop_now(void)
+{
+	return ktime_get_mono_fast_ns();
+}
+
+static inline bool bvt_coop_dl_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct sched_bvt_coop_state, dl_node)->deadline <
+	       rb_entry(b, struct sched_bvt_coop_state, dl_node)->deadline;
+}
+
+static inline bool bvt_coop_all_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct sched_bvt_coop_state, all_node)->deadline <
+	       rb_entry(b, struct sched_bvt_coop_state, all_node)->deadline;
+}
+
+static inline bool bvt_coop_ev_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct sched_bvt_coop_state, ev_node)->priority <
+	       rb_entry(b, struct sched_bvt_coop_state, ev_node)->priority;
+}
+
+/*
+ * The domain's queues hold its runnable members, the running one too: a
+ * member's place depends on its events, not on whether it runs, so the
+ * level's queue and unqueue (around a switch) have nothing to do.
+ */
+static void bvt_coop_enqueue(struct bvt_level *lv, struct bvt_entity *se)
+{
+	struct bvt_coop_domain *dom = bvt_coop_of(lv);
+	struct sched_bvt_coop_state *cs = bvt_coop_state(se);
+
+	if (bvt_coop_has_deadline(cs))
+		rb_add_cached(&cs->dl_node, &dom->deadlines, bvt_coop_dl_less);
+	if (bvt_coop_has_event(cs))
+		rb_add_cached(&cs->ev_node, &dom->events, bvt_coop_ev_less);
+	/* Joining neither gains nor loses share: the weights add up. */
+	dom->weight += se->weight;
+	lv->se.weight = min_t(u64, dom->weight, U32_MAX);
+}
+
+static void bvt_coop_dequeue(struct bvt_level *lv, struct bvt_entity *se)
+{
+	struct bvt_coop_domain *dom = bvt_coop_of(lv);
+	struct sched_bvt_coop_state *cs = bvt_coop_state(se);
+
+	if (!RB_EMPTY_NODE(&cs->dl_node)) {
+		rb_erase_cached(&cs->dl_node, &dom->deadlines);
+		RB_CLEAR_NODE(&cs->dl_node);
+	}
+	if (!RB_EMPTY_NODE(&cs->ev_node)) {
+		rb_erase_cached(&cs->ev_node, &dom->events);
+		RB_CLEAR_NODE(&cs->ev_node);
+	}
+	dom->weight -= se->weight;
+	/* Charging may follow the last one out: keep a weight to charge. */
+	if (dom->weight)
+		lv->se.weight = min_t(u64, dom->weight, U32_MAX);
+}
+
+static void bvt_coop_queue(struct bvt_level *lv, struct bvt_entity *se)
+{
+}
+
+/* No member takes over from the running one but by its coop_poll(). */
+static struct bvt_entity *bvt_coop_first(struct bvt_level *lv)
+{
+	return NULL;
+}
+
+static bool bvt_coop_preempts(const struct bvt_entity *se,
+			      const struct bvt_entity *curr)
+{
+	return false;
+}
+
+static struct bvt_entity *bvt_coop_dl_entity(struct rb_node *node)
+{
+	struct sched_bvt_coop_state *cs;
+
+	cs = rb_entry(node, struct sched_bvt_coop_state, dl_node);
+	return &container_of(cs, struct sched_bvt_entity, coop)->se;
+}
+
+static struct bvt_entity *bvt_coop_ev_entity(struct rb_node *node)
+{
+	struct sched_bvt_coop_state *cs;
+
+	cs = rb_entry(node, struct sched_bvt_coop_state, ev_node);
+	return &container_of(cs, struct sched_bvt_entity, coop)->se;
+}
+
+/*
+ * choose_next_coop_task(): the earliest expired deadline, else the most
+ * important event, else the earliest deadline.  Every runnable member has
+ * a deadline or an event (coop_poll() takes nothing else), so a domain
+ * with runnable members always has one to run.
+ */
+static struct bvt_entity *bvt_coop_pick(struct bvt_level *lv)
+{
+	struct bvt_coop_domain *dom = bvt_coop_of(lv);
+	struct rb_node *dl = rb_first_cached(&dom->deadlines);
+	struct rb_node *ev = rb_first_cached(&dom->events);
+
+	if (dl && rb_entry(dl, struct sched_bvt_coop_state, dl_node)->deadline <=
+		  bvt_coop_now())
+		return bvt_coop_dl_entity(dl);
+	if (ev)
+		return bvt_coop_ev_entity(ev);
+	return dl ? bvt_coop_dl_entity(dl) : NULL;
+}
+
+/* A domain does not run warped: its members' warps are not used in it. */
+static s64 bvt_coop_warp(struct bvt_level *lv)
+{
+	return 0;
+}
+
+static const struct bvt_level_ops bvt_coop_ops = {
+	.queue		= bvt_coop_queue,
+	.unqueue	= bvt_coop_queue,
+	.first		= bvt_coop_first,
+	.pick		= bvt_coop_pick,
+	.warp		= bvt_coop_warp,
+	.preempts	= bvt_coop_preempts,
+	.enqueue	= bvt_coop_enqueue,
+	.dequeue	= bvt_coop_dequeue,
+};
+
+static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
+				 struct bvt_level *above)
+{
+	init_bvt_level(&dom->lv, above, &bvt_coop_ops);
+	dom->deadlines = RB_ROOT_CACHED;
+	dom->events = RB_ROOT_CACHED;
+	dom->all = RB_ROOT_CACHED;
+	dom->weight = 0;
+	raw_spin_lock_init(&dom->lock);
+}
+
+/* @bt, a member, joins @dom's list of deadlines.  Called with its rq locked. */
+static void bvt_coop_attach(struct bvt_coop_domain *dom,
+			    struct sched_bvt_entity *bt)
+{
+	struct sched_bvt_coop_state *cs = &bt->coop;
+
+	guard(raw_spinlock)(&dom->lock);
+	cs->dom = dom;
+	if (bvt_coop_has_deadline(cs))
+		rb_add_cached(&cs->all_node, &dom->all, bvt_coop_all_less);
+}
+
+/*
+ * @bt leaves the list of deadlines of its domain: it moves to another CPU
+ * (only its pi_lock may be held), or to another level, or leaves.
+ */
+static void bvt_coop_detach(struct sched_bvt_entity *bt)
+{
+	struct sched_bvt_coop_state *cs = &bt->coop;
+	struct bvt_coop_domain *dom = cs->dom;
+
+	if (!dom)
+		return;
+	guard(raw_spinlock_irqsave)(&dom->lock);
+	if (!RB_EMPTY_NODE(&cs->all_node)) {
+		rb_erase_cached(&cs->all_node, &dom->all);
+		RB_CLEAR_NODE(&cs->all_node);
+	}
+	cs->dom = NULL;
+}
+
+/*
+ * @bt stops cooperating, dequeued: it changes policy, exits, or leaves the
+ * class.  Its next enqueue puts it in the best-effort level.
+ */
+static void bvt_coop_forget(struct sched_bvt_entity *bt)
+{
+	bvt_coop_detach(bt);
+	bt->coop.member = 0;
+	bt->coop.flags = 0;
+}
+
+/*
+ * A member that leaves its domain for another level takes the domain's
+ * lag, within the bound a class change keeps (bvt_lag_max()): the time
+ * the members ran is charged to the domain, not to each of them.
+ */
+static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt)
+{
+	s64 lag = bvt_lag(&bt->se.lv->se), max = bvt_lag_max(bt);
+
+	return clamp_t(s64, lag, -max, max);
+}
+
+/*
+ * Change @p's cooperation, @in's events or leaving if @in is NULL, as
+ * sched_setattr() changes parameters: dequeued and put, so that it is
+ * queued anew, and listed anew (bvt_attach()), in the level it now
+ * belongs to.  Called with @p's rq locked.
+ */
+static void bvt_coop_change(struct rq *rq, struct task_struct *p,
+			    const struct sched_bvt_coop *in)
+{
+	struct sched_bvt_coop_state *cs = &p->bvt.coop;
+	bool queued = task_on_rq_queued(p), running = task_current(rq, p);
+
+	if (queued)
+		dequeue_task(rq, p, DEQUEUE_SAVE | DEQUEUE_NOCLOCK);
+	if (running)
+		put_prev_task(rq, p);
+	if (in) {
+		if (cs->dom)
+			bvt_coop_detach(&p->bvt);
+		cs->member = 1;
+		cs->flags = in->flags & BVT_COOP_IN_FLAGS;
+		cs->deadline = in->deadline;
+		cs->priority = in->priority;
+	} else {
+		cs->member = 0;
+		cs->flags = 0;
+	}
+	if (queued)
+		enqueue_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_NOCLOCK);
+	if (running)
+		set_next_task(rq, p);
+}
+
+static bool bvt_coop_valid(const struct sched_bvt_coop *in)
+{
+	if (in->flags & ~BVT_COOP_IN_FLAGS || !(in->flags & BVT_COOP_IN_FLAGS))
+		return false;
+	if ((in->flags & SCHED_BVT_COOP_EVENT) &&
+	    in->priority > SCHED_BVT_COOP_PRIO_MAX)
+		return false;
+	if ((in->flags & SCHED_BVT_COOP_DEADLINE) && in->deadline > KTIME_MAX)
+		return false;
+	return !in->__reserved;
+}
+
+/* Only a best-effort SCHED_BVT thread cooperates. */
+static bool bvt_coop_allowed(struct task_struct *p)
+{
+	return p->policy == SCHED_BVT && !bvt_reserved(&p->bvt.params);
+}
+
+/*
+ * Take @in's events and yield: the domain's pick decides who runs next,
+ * which may be the caller.  A caller with a future deadline and no event
+ * sleeps until the deadline (-EINTR if a signal comes first).
+ */
+static int bvt_coop_yield(const struct sched_bvt_coop *in)
+{
+	struct task_struct *p = current;
+	struct rq_flags rf;
+	bool sleep;
+	ktime_t t;
+	struct rq *rq;
+
+	rq = task_rq_lock(p, &rf);
+	if (!bvt_coop_allowed(p)) {
+		task_rq_unlock(rq, p, &rf);
+		return -EINVAL;
+	}
+	update_rq_clock(rq);
+	bvt_coop_change(rq, p, in);
+	sleep = in->flags == SCHED_BVT_COOP_DEADLINE &&
+		in->deadline > bvt_coop_now();
+	if (!sleep)
+		resched_curr(rq);
+	task_rq_unlock(rq, p, &rf);
+
+	if (!sleep) {
+		schedule();
+		return 0;
+	}
+	t = ns_to_ktime(in->deadline);
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
+					   CLOCK_MONOTONIC))
+		return -EINTR;
+	return 0;
+}
+
+/* The first of @root's members, in @node order, other than @self. */
+static struct rb_node *bvt_coop_first_other(struct rb_root_cached *root,
+					    struct rb_node *self)
+{
+	struct rb_node *node = rb_first_cached(root);
+
+	return node == self ? rb_next(node) : node;
+}
+
+/*
+ * What the caller is to treat as its own events: the earliest deadline of
+ * the other members of its domain, or the end of the domain's turn if that
+ * comes first, and the most important event of the others.
+ */
+static void bvt_coop_report(struct sched_bvt_coop *out)
+{
+	u64 turn_end = bvt_coop_now() +
+		       READ_ONCE(sysctl_sched_bvt_coop_period_ns);
+	struct task_struct *p = current;
+	struct sched_bvt_coop_state *cs = &p->bvt.coop;
+	struct bvt_coop_domain *dom;
+	struct rb_node *node;
+	struct rq_flags rf;
+	struct rq *rq;
+
+	out->flags = SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_POLICING;
+	out->deadline = turn_end;
+	rq = task_rq_lock(p, &rf);
+	dom = cs->dom;
+	if (dom) {
+		raw_spin_lock(&dom->lock);
+		node = bvt_coop_first_other(&dom->all, &cs->all_node);
+		if (node) {
+			u64 dl = rb_entry(node, struct sched_bvt_coop_state,
+					  all_node)->deadline;
+
+			if (dl < turn_end) {
+				out->deadline = dl;
+				out->flags &= ~SCHED_BVT_COOP_POLICING;
+			}
+		}
+		raw_spin_unlock(&dom->lock);
+		node = bvt_coop_first_other(&dom->events, &cs->ev_node);
+		if (node) {
+			out->flags |= SCHED_BVT_COOP_EVENT;
+			out->priority = rb_entry(node, struct sched_bvt_coop_state,
+						 ev_node)->priority;
+		}
+	}
+	task_rq_unlock(rq, p, &rf);
+}
+
+/* Leave the domain, if @p is in one. */
+static int bvt_coop_leave(struct task_struct *p)
+{
+	struct rq_flags rf;
+	struct rq *rq;
+
+	rq = task_rq_lock(p, &rf);
+	if (p->bvt.coop.member) {
+		update_rq_clock(rq);
+		bvt_coop_change(rq, p, NULL);
+	}
+	task_rq_unlock(rq, p, &rf);
+	return 0;
+}
+
+/* A new program has not asked to cooperate. */
+void bvt_coop_exec(struct task_struct *p)
+{
+	if (READ_ONCE(p->bvt.coop.member))
+		bvt_coop_leave(p);
+}
+
+/* Read a struct sched_bvt_coop of any size, as sched_copy_attr() does. */
+static int bvt_coop_copy_in(const struct sched_bvt_coop __user *uin,
+			    struct sched_bvt_coop *in)
+{
+	u32 size;
+	int ret;
+
+	if (get_user(size, &uin->size))
+		return -EFAULT;
+	if (size < SCHED_BVT_COOP_SIZE_VER0 || size > PAGE_SIZE)
+		return -EINVAL;
+	ret = copy_struct_from_user(in, sizeof(*in), uin, size);
+	if (ret)
+		return ret;
+	return bvt_coop_valid(in) ? 0 : -EINVAL;
+}
+
+/* Write @out as far as the caller's struct, of @usize bytes, goes. */
+static int bvt_coop_copy_out(struct sched_bvt_coop __user *uout,
+			     struct sched_bvt_coop *out, u32 usize)
+{
+	out->size = min_t(u32, usize, sizeof(*out));
+	return copy_to_user(uout, out, out->size) ? -EFAULT : 0;
+}
+
+SYSCALL_DEFINE3(coop_poll, const struct sched_bvt_coop __user *, uin,
+		struct sched_bvt_coop __user *, uout, unsigned int, flags)
+{
+	struct sched_bvt_coop in, out = { };
+	u32 usize = 0;
+	int ret;
+
+	if (flags)
+		return -EINVAL;
+	if (!uin)
+		return bvt_coop_leave(current);
+	ret = bvt_coop_copy_in(uin, &in);
+	if (ret)
+		return ret;
+	/* A bad @out fails before the caller yields. */
+	if (uout) {
+		if (get_user(usize, &uout->size))
+			return -EFAULT;
+		if (usize < SCHED_BVT_COOP_SIZE_VER0)
+			return -EINVAL;
+	}
+	ret = bvt_coop_yield(&in);
+	if (ret || !uout)
+		return ret;
+	bvt_coop_report(&out);
+	return bvt_coop_copy_out(uout, &out, usize);
+}

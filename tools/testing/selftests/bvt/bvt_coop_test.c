@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * coop_poll(2): the cooperation domain of a CPU.  Every member runs on the
+ * test CPU (the last one), started by a SCHED_FIFO controller on CPU 0:
+ *  - what coop_poll() reports: the earliest deadline of the others (not
+ *    the caller's own, not one past the end of the domain's turn) and the
+ *    most important event of the others;
+ *  - a member whose deadline expires runs before a member that keeps
+ *    calling coop_poll() with the most important event: at most one call
+ *    of the other returns between the deadline and its return;
+ *  - best-effort events run most important first, in whole runs;
+ *  - a member that exits, execs or leaves the class is no longer reported;
+ *  - errors: EINVAL, E2BIG, EFAULT, and EINVAL for a caller that is not a
+ *    best-effort SCHED_BVT thread.
+ */
+#include "bvt_util.h"
+
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+
+#ifndef __NR_coop_poll
+#define __NR_coop_poll	463
+#endif
+
+#define PERIOD_SYSCTL	"kernel/sched_bvt_coop_period_ns"
+#define MS		1000000ULL
+
+static int coop_poll(const struct sched_bvt_coop *in,
+		     struct sched_bvt_coop *out, unsigned int flags)
+{
+	return syscall(__NR_coop_poll, in, out, flags);
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static struct sched_bvt_coop coop_in(unsigned int flags,
+				     unsigned long long deadline,
+				     unsigned int priority)
+{
+	struct sched_bvt_coop in = {
+		.size = sizeof(in),
+		.flags = flags,
+		.deadline = deadline,
+		.priority = priority,
+	};
+
+	return in;
+}
+
+/* Poll with @in; the report in @out.  0 or -errno. */
+static int poll_out(struct sched_bvt_coop in, struct sched_bvt_coop *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	return coop_poll(&in, out, 0) ? -errno : 0;
+}
+
+static int test_cpu(void)
+{
+	return get_nprocs() - 1;
+}
+
+/* Pin the caller to the test CPU and make it a best-effort BVT thread. */
+static int become_member_thread(void)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+
+	if (pin_self(test_cpu()))
+		return -1;
+	return sys_sched_setattr(0, &attr, 0);
+}
+
+static unsigned long long saved_period;
+
+static void set_period(unsigned long long ns)
+{
+	if (!saved_period)
+		saved_period = read_sysctl(PERIOD_SYSCTL);
+	write_sysctl(PERIOD_SYSCTL, ns);
+}
+
+static void restore_period(void)
+{
+	if (saved_period)
+		write_sysctl(PERIOD_SYSCTL, saved_period);
+}
+
+static void controller(void)
+{
+	pin_self(0);
+	become_controller();
+}
+
+TEST(errors)
+{
+	struct sched_bvt_coop in = coop_in(SCHED_BVT_COOP_EVENT, 0, 1), out;
+	struct sched_attr attr = bvt_reserved_attr(64);
+	unsigned char big[64] = { 0 };
+
+	/* Not a SCHED_BVT thread. */
+	EXPECT_EQ(-EINVAL, poll_out(in, &out));
+	ASSERT_EQ(0, become_member_thread());
+
+	EXPECT_EQ(-1, coop_poll(&in, NULL, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, coop_poll((void *)8, NULL, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* A bad @out fails before the caller yields. */
+	EXPECT_EQ(-1, coop_poll(&in, (void *)8, 0));
+	EXPECT_EQ(EFAULT, errno);
+
+	in.size = SCHED_BVT_COOP_SIZE_VER0 - 1;
+	EXPECT_EQ(-EINVAL, poll_out(in, &out));
+	/* Larger is fine while the tail is zero. */
+	in.size = sizeof(big);
+	memcpy(big, &in, sizeof(in));
+	EXPECT_EQ(0, coop_poll((void *)big, NULL, 0));
+	big[sizeof(in)] = 1;
+	EXPECT_EQ(-1, coop_poll((void *)big, NULL, 0));
+	EXPECT_EQ(E2BIG, errno);
+
+	EXPECT_EQ(-EINVAL, poll_out(coop_in(0, 0, 0), &out));
+	EXPECT_EQ(-EINVAL, poll_out(coop_in(0x80 | SCHED_BVT_COOP_EVENT, 0, 0),
+				    &out));
+	EXPECT_EQ(-EINVAL, poll_out(coop_in(SCHED_BVT_COOP_POLICING, 0, 0),
+				    &out));
+	EXPECT_EQ(-EINVAL, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0,
+					    SCHED_BVT_COOP_PRIO_MAX + 1), &out));
+	EXPECT_EQ(0, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0,
+				      SCHED_BVT_COOP_PRIO_MAX), &out));
+	EXPECT_EQ(-EINVAL, poll_out(coop_in(SCHED_BVT_COOP_DEADLINE,
+					    1ULL << 63, 0), &out));
+	in = coop_in(SCHED_BVT_COOP_EVENT, 0, 1);
+	in.__reserved = 1;
+	EXPECT_EQ(-EINVAL, poll_out(in, &out));
+	/* A deadline in the past has expired: no wait. */
+	EXPECT_EQ(0, poll_out(coop_in(SCHED_BVT_COOP_DEADLINE, 1, 0), &out));
+	/* Leaving, twice. */
+	EXPECT_EQ(0, coop_poll(NULL, NULL, 0));
+	EXPECT_EQ(0, coop_poll(NULL, NULL, 0));
+
+	/* A reserved-effort thread does not cooperate. */
+	if (sys_sched_setattr(0, &attr, 0))
+		SKIP(return, "no room in the reserved-effort level");
+	EXPECT_EQ(-EINVAL, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 1), &out));
+	attr = bvt_attr(0, 0);
+	sys_sched_setattr(0, &attr, 0);
+}
+
+/* A member that sleeps until its deadline, then leaves. */
+struct sleeper {
+	pthread_t thread;
+	unsigned long long deadline;
+	atomic_int joined;
+	int err;
+};
+
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *s = arg;
+	struct sched_bvt_coop out;
+
+	if (become_member_thread()) {
+		s->err = errno;
+		return NULL;
+	}
+	atomic_store(&s->joined, 1);
+	s->err = -poll_out(coop_in(SCHED_BVT_COOP_DEADLINE, s->deadline, 0),
+			   &out);
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+/* A member that polls with one event until told to stop. */
+struct poller {
+	pthread_t thread;
+	unsigned int priority;
+	atomic_int stop, calls;
+	int err;
+};
+
+static void *poller_main(void *arg)
+{
+	struct poller *p = arg;
+	struct sched_bvt_coop out;
+
+	if (become_member_thread()) {
+		p->err = errno;
+		return NULL;
+	}
+	while (!atomic_load(&p->stop)) {
+		p->err = -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0,
+					   p->priority), &out);
+		if (p->err)
+			break;
+		atomic_fetch_add(&p->calls, 1);
+	}
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+/* The caller of this test: released by the controller, then reports. */
+struct reporter {
+	pthread_t thread;
+	sem_t go;
+	struct sched_bvt_coop out, late_out;
+	int err;
+};
+
+static void *reporter_main(void *arg)
+{
+	struct reporter *r = arg;
+	struct sched_bvt_coop out;
+
+	if (become_member_thread()) {
+		r->err = errno;
+		return NULL;
+	}
+	/* Join, then wait outside the domain's queues (asleep). */
+	r->err = -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 7), &out);
+	sem_wait(&r->go);
+	r->err = r->err ?: -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 7),
+				     &r->out);
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+/*
+ * Among the reporter (event 7), a poller (event 9) and two sleepers
+ * (deadlines 300 and 400 ms away): the reporter runs first, and learns
+ * the first sleeper's deadline and the poller's event.
+ */
+TEST(out_reports_the_others_earliest_events)
+{
+	unsigned long long t0 = now_ns();
+	struct sleeper s[2] = {
+		{ .deadline = t0 + 300 * MS },
+		{ .deadline = t0 + 400 * MS },
+	};
+	struct poller p = { .priority = 9 };
+	struct reporter r;
+	int i;
+
+	controller();
+	set_period(NSEC_PER_MSEC * 1000);
+	sem_init(&r.go, 0, 0);
+	r.err = 0;
+	pthread_create(&r.thread, NULL, reporter_main, &r);
+	usleep(50000);
+	pthread_create(&p.thread, NULL, poller_main, &p);
+	for (i = 0; i < 2; i++)
+		pthread_create(&s[i].thread, NULL, sleeper_main, &s[i]);
+	usleep(100000);
+	for (i = 0; i < 2; i++)
+		ASSERT_TRUE(atomic_load(&s[i].joined));
+	ASSERT_LT(0, atomic_load(&p.calls));
+	sem_post(&r.go);
+	pthread_join(r.thread, NULL);
+	atomic_store(&p.stop, 1);
+	pthread_join(p.thread, NULL);
+	for (i = 0; i < 2; i++)
+		pthread_join(s[i].thread, NULL);
+	restore_period();
+
+	ASSERT_EQ(0, r.err);
+	EXPECT_EQ(0, p.err);
+	EXPECT_EQ(0, s[0].err);
+	EXPECT_EQ(0, s[1].err);
+	EXPECT_EQ(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_EVENT, r.out.flags);
+	EXPECT_EQ(s[0].deadline, r.out.deadline);
+	EXPECT_EQ(9, r.out.priority);
+	EXPECT_EQ(sizeof(r.out), r.out.size);
+	/* The sleepers slept until their deadlines. */
+	EXPECT_LE(s[1].deadline, now_ns());
+}
+
+/* With a short turn, the end of the turn comes before any deadline. */
+TEST(out_reports_the_end_of_the_turn)
+{
+	struct sched_bvt_coop out;
+	unsigned long long t;
+
+	controller();
+	set_period(5 * MS);
+	pin_self(test_cpu());
+	ASSERT_EQ(0, become_member_thread());
+	t = now_ns();
+	ASSERT_EQ(0, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0), &out));
+	coop_poll(NULL, NULL, 0);
+	restore_period();
+	EXPECT_EQ(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_POLICING, out.flags);
+	EXPECT_LE(t + 5 * MS, out.deadline);
+	EXPECT_GT(t + 500 * MS, out.deadline);
+}
+
+#define ROUNDS		5
+#define SPIN_US		1000
+
+/* Wakes at deadlines 30 ms apart, and records when it returned. */
+struct deadliner {
+	pthread_t thread;
+	unsigned long long deadline[ROUNDS], back[ROUNDS];
+	int err;
+};
+
+static void *deadliner_main(void *arg)
+{
+	struct deadliner *d = arg;
+	struct sched_bvt_coop out;
+	int i;
+
+	if (become_member_thread()) {
+		d->err = errno;
+		return NULL;
+	}
+	for (i = 0; i < ROUNDS && !d->err; i++) {
+		d->deadline[i] = now_ns() + 30 * MS;
+		d->err = -poll_out(coop_in(SCHED_BVT_COOP_DEADLINE,
+					   d->deadline[i], 0), &out);
+		d->back[i] = now_ns();
+	}
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+/* Spins SPIN_US between calls with the most important event. */
+#define MAX_RETURNS	4096
+struct spinner {
+	pthread_t thread;
+	atomic_int stop;
+	unsigned long long back[MAX_RETURNS];
+	atomic_int n;
+	int err;
+};
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *s = arg;
+	struct sched_bvt_coop out;
+	unsigned long long end;
+	int n;
+
+	if (become_member_thread()) {
+		s->err = errno;
+		return NULL;
+	}
+	while (!atomic_load(&s->stop)) {
+		s->err = -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0), &out);
+		if (s->err)
+			break;
+		n = atomic_load(&s->n);
+		if (n < MAX_RETURNS) {
+			s->back[n] = now_ns();
+			atomic_store(&s->n, n + 1);
+		}
+		for (end = now_ns() + SPIN_US * 1000ULL; now_ns() < end;)
+			;
+	}
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+TEST(expired_deadline_runs_before_an_event)
+{
+	struct spinner *s = calloc(1, sizeof(*s));
+	struct deadliner d = { };
+	int i, j, overtaken, most = 0;
+	double late, worst = 0;
+
+	ASSERT_NE(NULL, s);
+	controller();
+	pthread_create(&s->thread, NULL, spinner_main, s);
+	usleep(20000);
+	pthread_create(&d.thread, NULL, deadliner_main, &d);
+	pthread_join(d.thread, NULL);
+	atomic_store(&s->stop, 1);
+	pthread_join(s->thread, NULL);
+	ASSERT_EQ(0, d.err);
+	ASSERT_EQ(0, s->err);
+	ASSERT_LT(ROUNDS * 10, atomic_load(&s->n));
+
+	for (i = 0; i < ROUNDS; i++) {
+		/* The spinner's calls that returned after the deadline. */
+		overtaken = 0;
+		for (j = 0; j < atomic_load(&s->n); j++)
+			overtaken += s->back[j] > d.deadline[i] &&
+				     s->back[j] < d.back[i];
+		late = (d.back[i] - d.deadline[i]) / 1e6;
+		if (overtaken > most)
+			most = overtaken;
+		if (late > worst)
+			worst = late;
+	}
+	TH_LOG("%d calls of the spinner; the deadline's owner back %.2f ms late at most",
+	       atomic_load(&s->n), worst);
+	TH_LOG("the spinner's calls that returned after a deadline, before its owner: %d at most",
+	       most);
+	/* One call may be on its way as the deadline passes. */
+	EXPECT_GE(1, most);
+	free(s);
+}
+
+#define N_RUNS		20
+
+/* Members that record their turns in one sequence. */
+struct ordered {
+	pthread_t thread;
+	unsigned int priority;
+	pthread_barrier_t *barrier;
+	atomic_int *seq;
+	int *order;
+	int err;
+};
+
+static void *ordered_main(void *arg)
+{
+	struct ordered *o = arg;
+	struct sched_bvt_coop out;
+	int i;
+
+	if (become_member_thread()) {
+		o->err = errno;
+		return NULL;
+	}
+	o->err = -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, o->priority), &out);
+	pthread_barrier_wait(o->barrier);
+	for (i = 0; i < N_RUNS && !o->err; i++) {
+		o->err = -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0,
+					   o->priority), &out);
+		o->order[atomic_fetch_add(o->seq, 1)] = o->priority;
+	}
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+TEST(events_run_most_important_first)
+{
+	static const unsigned int prio[] = { 3, 1, 2 };
+	int order[3 * N_RUNS], i;
+	struct ordered o[3];
+	pthread_barrier_t barrier;
+	atomic_int seq = 0;
+
+	controller();
+	pthread_barrier_init(&barrier, NULL, 3);
+	for (i = 0; i < 3; i++) {
+		o[i] = (struct ordered){ .priority = prio[i],
+					 .barrier = &barrier, .seq = &seq,
+					 .order = order };
+		pthread_create(&o[i].thread, NULL, ordered_main, &o[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		pthread_join(o[i].thread, NULL);
+		EXPECT_EQ(0, o[i].err);
+	}
+	ASSERT_EQ(3 * N_RUNS, atomic_load(&seq));
+	for (i = 0; i < 3 * N_RUNS; i++) {
+		int got = order[i];
+
+		EXPECT_EQ(1 + i / N_RUNS, got)
+			TH_LOG("turn %d went to priority %d", i, got);
+	}
+}
+
+/*
+ * A child process that joins with a deadline 800 ms away and an event,
+ * sends the deadline on @ready, and waits for a byte on @cmd: 'x' execs
+ * sleep(1), 'q' exits.
+ */
+static pid_t start_child(int cmd[2], int ready[2])
+{
+	unsigned long long deadline = now_ns() + 800 * MS;
+	struct sched_bvt_coop out;
+	pid_t pid = fork();
+	char c;
+
+	if (pid)
+		return pid;
+	close(cmd[1]);
+	if (become_member_thread() ||
+	    poll_out(coop_in(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_EVENT,
+			     deadline, 4), &out))
+		_exit(1);
+	if (write(ready[1], &deadline, sizeof(deadline)) != sizeof(deadline) ||
+	    read(cmd[0], &c, 1) != 1)
+		_exit(1);
+	if (c == 'x')
+		execlp("sleep", "sleep", "1", NULL);
+	_exit(0);
+}
+
+/* What a poll of the caller, a member, reports as the others' deadline. */
+static unsigned long long reported(struct __test_metadata *_metadata)
+{
+	struct sched_bvt_coop out;
+
+	EXPECT_EQ(0, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0), &out));
+	return out.flags & SCHED_BVT_COOP_POLICING ? 0 : out.deadline;
+}
+
+/*
+ * A child blocked in read() after joining is still a member: its deadline
+ * is reported, until it exits, execs or leaves the class.
+ */
+TEST(members_leave_on_exit_exec_and_policy_change)
+{
+	static const char *const how[] = { "exit", "exec", "policy change" };
+	struct sched_attr other = other_attr(0);
+	unsigned long long deadline;
+	int i, ret, cmd[2], ready[2];
+	pid_t pid;
+
+	controller();
+	set_period(1000 * MS);
+	ASSERT_EQ(0, become_member_thread());
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, pipe(cmd));
+		ASSERT_EQ(0, pipe(ready));
+		pid = start_child(cmd, ready);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(sizeof(deadline),
+			  read(ready[0], &deadline, sizeof(deadline)));
+		EXPECT_EQ(deadline, reported(_metadata))
+			TH_LOG("the child's deadline is not reported");
+		if (i == 2)
+			ret = sys_sched_setattr(pid, &other, 0);
+		else
+			ret = write(cmd[1], i ? "x" : "q", 1) == 1 ? 0 : -1;
+		EXPECT_EQ(0, ret);
+		usleep(100000);
+		EXPECT_EQ(0, reported(_metadata))
+			TH_LOG("still reported after the child's %s", how[i]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		close(cmd[0]);
+		close(cmd[1]);
+		close(ready[0]);
+		close(ready[1]);
+	}
+	coop_poll(NULL, NULL, 0);
+	restore_period();
+}
+
+TEST_HARNESS_MAIN
