@@ -205,6 +205,14 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 		bvt_coop_attach(&rq->bvt.coop, bt);
 	se->lv = lv;
 	se->parent = lv->se.lv ? &lv->se : NULL;
+	/*
+	 * Every change of the weight a thread runs with dequeues it or
+	 * changes its class: it is charged at the weight set here.  A thread
+	 * may enter the class while it runs and is not queued (it is
+	 * blocking, and another CPU changes its policy while this one
+	 * balances): it is charged at this weight as it is put.
+	 */
+	se->weight = bvt_run_weight(bt);
 }
 
 /*
@@ -858,7 +866,6 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 
 	update_curr_bvt(rq);
 	bvt_attach(rq, bt);
-	se->weight = bvt_run_weight(bt);
 	bt->wait_start = rq_clock(rq);
 	bvt_warp_try(rq, bt, flags & ENQUEUE_WAKEUP ? BVT_WARP_WAKEUP :
 						  BVT_WARP_PARAMS);
