@@ -66,6 +66,12 @@ static unsigned int sysctl_sched_bvt_be_direct;
  */
 static unsigned int sysctl_sched_bvt_coop_period_ns = 10 * NSEC_PER_MSEC;
 
+/* The shortest slice a member gets, whatever it is told to yield by. */
+static unsigned int sysctl_sched_bvt_coop_min_slice_ns = NSEC_PER_MSEC;
+
+/* How long a member that overran its slice is a best-effort thread. */
+static unsigned int sysctl_sched_bvt_coop_penalty_ns = 100 * NSEC_PER_MSEC;
+
 /* The share of a CPU the reserved-effort threads may hold together, in %. */
 static unsigned int sysctl_sched_bvt_re_share_pct = 75;
 
@@ -158,6 +164,9 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
 static void bvt_coop_detach(struct sched_bvt_entity *bt);
 static void bvt_coop_forget(struct sched_bvt_entity *bt);
 static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
+static bool bvt_coop_policed(struct sched_bvt_entity *bt);
+static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt);
+static void bvt_coop_check_slice(struct rq *rq);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
 
@@ -188,7 +197,7 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 
 	if (reserved)
 		lv = &rq->bvt.root;
-	else if (unlikely(bt->coop.member))
+	else if (unlikely(bt->coop.member) && !bvt_coop_policed(bt))
 		lv = &rq->bvt.coop.lv;
 	else
 		lv = &rq->bvt.be;
@@ -649,37 +658,52 @@ static u64 bvt_limit_left(struct sched_bvt_entity *bt)
 }
 
 /*
- * Start @rq's limit timer for @bt, which runs there, if it runs warped
- * with a limit.  Called with @rq locked.  The timer is pinned and only
- * started on its own CPU, as hrtick does: a change made from another CPU
- * (sched_setattr(), PI, a signal) asks @rq's CPU to look again at what
- * runs there.  It is stopped when its thread is put.
+ * The enforcement timer of a CPU ends what the running thread may do only
+ * for so long: run warped (L), and run as a member of a cooperation domain
+ * without calling coop_poll() (its slice, see coop_poll.c).  It fires at
+ * the first of those to end; 0 is none.
  */
-static void bvt_limit_timer_arm(struct rq *rq, struct sched_bvt_entity *bt)
+static u64 bvt_enforce_left(struct sched_bvt_entity *bt)
 {
-	u64 left = bvt_limit_left(bt);
+	u64 limit = bvt_limit_left(bt), slice = bvt_coop_slice_left(bt);
+
+	if (!limit || !slice)
+		return limit ?: slice;
+	return min(limit, slice);
+}
+
+/*
+ * Start @rq's enforcement timer for @bt, which runs there.  Called with
+ * @rq locked.  The timer is pinned and only started on its own CPU, as
+ * hrtick does: a change made from another CPU (sched_setattr(), PI, a
+ * signal) asks @rq's CPU to look again at what runs there.  It is stopped
+ * when its thread is put.
+ */
+static void bvt_enforce_arm(struct rq *rq, struct sched_bvt_entity *bt)
+{
+	u64 left = bvt_enforce_left(bt);
 
 	if (!left)
 		return;
 #ifdef CONFIG_SMP
 	if (rq != this_rq()) {
-		smp_call_function_single_async(cpu_of(rq), &rq->bvt.limit_csd);
+		smp_call_function_single_async(cpu_of(rq), &rq->bvt.enforce_csd);
 		return;
 	}
 #endif
-	hrtimer_start(&rq->bvt.limit_timer, ns_to_ktime(left),
+	hrtimer_start(&rq->bvt.enforce_timer, ns_to_ktime(left),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
 
-/* Arm the limit timer for what runs on @rq now, if it is a BVT thread. */
-static void bvt_limit_timer_rearm(struct rq *rq)
+/* Arm the timer for what runs on @rq now, if it is a BVT thread. */
+static void bvt_enforce_rearm(struct rq *rq)
 {
 	if (rq->curr->sched_class == &bvt_sched_class)
-		bvt_limit_timer_arm(rq, &rq->curr->bvt);
+		bvt_enforce_arm(rq, &rq->curr->bvt);
 }
 
 #ifdef CONFIG_SMP
-static void bvt_limit_csd_fn(void *arg)
+static void bvt_enforce_csd_fn(void *arg)
 {
 	struct rq *rq = arg;
 	struct rq_flags rf;
@@ -687,7 +711,7 @@ static void bvt_limit_csd_fn(void *arg)
 	rq_lock(rq, &rf);
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
-	bvt_limit_timer_rearm(rq);
+	bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
 }
 #endif
@@ -715,16 +739,17 @@ static void bvt_check_limit(struct rq *rq)
  * Re-armed, if need be, under the rq lock and never by returning
  * HRTIMER_RESTART: a remote change may have started it again meanwhile.
  */
-static enum hrtimer_restart bvt_limit_timer_fn(struct hrtimer *timer)
+static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 {
-	struct rq *rq = container_of(timer, struct rq, bvt.limit_timer);
+	struct rq *rq = container_of(timer, struct rq, bvt.enforce_timer);
 	struct rq_flags rf;
 
 	rq_lock(rq, &rf);
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
 	bvt_check_limit(rq);
-	bvt_limit_timer_rearm(rq);
+	bvt_coop_check_slice(rq);
+	bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
 }
@@ -750,7 +775,7 @@ static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *bt,
 		bvt_queue(lv, &bt->se);
 	bvt_levels_update(&bt->se);
 	if (running)
-		bvt_limit_timer_arm(rq, bt);
+		bvt_enforce_arm(rq, bt);
 	else
 		bvt_check_preempt(rq, bvt_thread_task(bt));
 }
@@ -986,7 +1011,7 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
-	hrtimer_try_to_cancel(&rq->bvt.limit_timer);
+	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
 		bvt_charge_mcu(bt);
@@ -1036,7 +1061,7 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	for (se = &bt->se; se && se->lv->curr != se; se = se->parent)
 		bvt_set_curr(se->lv, se);
 	se = &bt->se;
-	bvt_limit_timer_arm(rq, bt);
+	bvt_enforce_arm(rq, bt);
 	WRITE_ONCE(rq->bvt.curr_lag, bvt_evt(se) - se->lv->svt);
 	if (!first) {
 		bvt_check_allowance(rq, se);
@@ -1719,10 +1744,10 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->nr_running = 0;
 	bvt_rq->load = 0;
 	bvt_rq->curr_lag = 0;
-	hrtimer_init(&bvt_rq->limit_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	bvt_rq->limit_timer.function = bvt_limit_timer_fn;
+	hrtimer_init(&bvt_rq->enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	bvt_rq->enforce_timer.function = bvt_enforce_timer_fn;
 #ifdef CONFIG_SMP
-	INIT_CSD(&bvt_rq->limit_csd, bvt_limit_csd_fn,
+	INIT_CSD(&bvt_rq->enforce_csd, bvt_enforce_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
 #endif
 }
@@ -2129,6 +2154,9 @@ static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL_BE(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
 	BVT_SYSCTL(sched_bvt_re_share_pct, SYSCTL_ZERO, &bvt_pct_max),
 	BVT_SYSCTL(sched_bvt_coop_period_ns, &bvt_allowance_min, &bvt_time_max),
+	BVT_SYSCTL(sched_bvt_coop_min_slice_ns, &bvt_allowance_min,
+		   &bvt_allowance_max),
+	BVT_SYSCTL(sched_bvt_coop_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
 	{
 		/* read only: the weight admitted to the reserved-effort level */
 		.procname	= "sched_bvt_re_admitted",

@@ -119,10 +119,10 @@ struct bvt_rq {
 	unsigned int			overloaded;	/* in bvt_overload_mask */
 	unsigned long			load;		/* their total weight */
 	s64				curr_lag;	/* E - SVT of the running one */
-	struct hrtimer			limit_timer;	/* L of the running task */
+	struct hrtimer			enforce_timer;	/* L, coop slice */
 #ifdef CONFIG_SMP
-	/* asks the CPU to update its limit_timer (see bvt_limit_timer_arm()) */
-	call_single_data_t		limit_csd;
+	/* asks the CPU to update its enforce_timer (see bvt_enforce_arm()) */
+	call_single_data_t		enforce_csd;
 #endif
 };
 

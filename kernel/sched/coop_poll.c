@@ -238,8 +238,12 @@ static void bvt_coop_detach(struct sched_bvt_entity *bt)
 static void bvt_coop_forget(struct sched_bvt_entity *bt)
 {
 	bvt_coop_detach(bt);
+	if (bt->coop.member)
+		trace_sched_bvt_coop_member(bvt_thread_task(bt), false);
 	bt->coop.member = 0;
 	bt->coop.flags = 0;
+	bt->coop.slice_end = 0;
+	bt->coop.policed_until = 0;
 }
 
 /*
@@ -255,21 +259,51 @@ static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt)
 }
 
 /*
- * Change @p's cooperation, @in's events or leaving if @in is NULL, as
- * sched_setattr() changes parameters: dequeued and put, so that it is
- * queued anew, and listed anew (bvt_attach()), in the level it now
- * belongs to.  Called with @p's rq locked.
+ * Take @p off its queue and its CPU, as sched_setattr() does, to change
+ * how it cooperates; bvt_coop_put_back() queues it anew, in the level it
+ * now belongs to, and lists it anew (bvt_attach()).  Called with @p's rq
+ * locked and its clock updated.
+ */
+#define BVT_COOP_QUEUED		0x1
+#define BVT_COOP_RUNNING	0x2
+
+static unsigned int bvt_coop_take(struct rq *rq, struct task_struct *p)
+{
+	unsigned int how = 0;
+
+	if (task_on_rq_queued(p)) {
+		dequeue_task(rq, p, DEQUEUE_SAVE | DEQUEUE_NOCLOCK);
+		how |= BVT_COOP_QUEUED;
+	}
+	if (task_current(rq, p)) {
+		put_prev_task(rq, p);
+		how |= BVT_COOP_RUNNING;
+	}
+	return how;
+}
+
+static void bvt_coop_put_back(struct rq *rq, struct task_struct *p,
+			      unsigned int how)
+{
+	if (how & BVT_COOP_QUEUED)
+		enqueue_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_NOCLOCK);
+	if (how & BVT_COOP_RUNNING)
+		set_next_task(rq, p);
+}
+
+/*
+ * @p takes @in's events, joining its CPU's domain if it is not a member;
+ * with @in NULL it leaves.  Until it is resumed it has no slice.
  */
 static void bvt_coop_change(struct rq *rq, struct task_struct *p,
 			    const struct sched_bvt_coop *in)
 {
 	struct sched_bvt_coop_state *cs = &p->bvt.coop;
-	bool queued = task_on_rq_queued(p), running = task_current(rq, p);
+	unsigned int how = bvt_coop_take(rq, p);
 
-	if (queued)
-		dequeue_task(rq, p, DEQUEUE_SAVE | DEQUEUE_NOCLOCK);
-	if (running)
-		put_prev_task(rq, p);
+	if (cs->member != !!in)
+		trace_sched_bvt_coop_member(p, !!in);
+	cs->slice_end = 0;
 	if (in) {
 		if (cs->dom)
 			bvt_coop_detach(&p->bvt);
@@ -281,10 +315,63 @@ static void bvt_coop_change(struct rq *rq, struct task_struct *p,
 		cs->member = 0;
 		cs->flags = 0;
 	}
-	if (queued)
-		enqueue_task(rq, p, ENQUEUE_RESTORE | ENQUEUE_NOCLOCK);
-	if (running)
-		set_next_task(rq, p);
+	bvt_coop_put_back(rq, p, how);
+}
+
+/*
+ * Policing.  A member is to call coop_poll() again by the time it was
+ * told, which is at most the end of the domain's turn; it gets at least
+ * sched_bvt_coop_min_slice_ns of CPU time for that.  One that runs past
+ * its slice is a best-effort thread for sched_bvt_coop_penalty_ns (0: no
+ * penalty), and rejoins its domain at its first wake-up or coop_poll()
+ * after that.  A domain cannot take more than its members' share: its
+ * virtual time is charged at their weights.
+ */
+static bool bvt_coop_policed(struct sched_bvt_entity *bt)
+{
+	return bt->coop.policed_until &&
+	       bvt_coop_now() < bt->coop.policed_until;
+}
+
+/* Does @bt run in its domain, with a slice? */
+static bool bvt_coop_on_slice(struct sched_bvt_entity *bt)
+{
+	struct sched_bvt_coop_state *cs = &bt->coop;
+
+	return cs->slice_end && cs->dom && bt->se.lv == &cs->dom->lv;
+}
+
+/* How much CPU time the running @bt has left of its slice; 0: none. */
+static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt)
+{
+	u64 ran;
+
+	if (likely(!bt->coop.member) || !bvt_coop_on_slice(bt))
+		return 0;
+	ran = bvt_thread_task(bt)->se.sum_exec_runtime;
+	return bt->coop.slice_end > ran ? bt->coop.slice_end - ran : 1;
+}
+
+/* From the enforcement timer: police what runs on @rq if it overran. */
+static void bvt_coop_check_slice(struct rq *rq)
+{
+	struct task_struct *curr = rq->curr;
+	struct sched_bvt_coop_state *cs = &curr->bvt.coop;
+	u64 penalty;
+
+	if (curr->sched_class != &bvt_sched_class || likely(!cs->member) ||
+	    !bvt_coop_on_slice(&curr->bvt) ||
+	    curr->se.sum_exec_runtime < cs->slice_end)
+		return;
+	penalty = READ_ONCE(sysctl_sched_bvt_coop_penalty_ns);
+	trace_sched_bvt_coop_police(curr, penalty);
+	cs->nr_policed++;
+	cs->slice_end = 0;
+	if (!penalty)
+		return;
+	cs->policed_until = bvt_coop_now() + penalty;
+	bvt_coop_put_back(rq, curr, bvt_coop_take(rq, curr));
+	resched_curr(rq);
 }
 
 static bool bvt_coop_valid(const struct sched_bvt_coop *in)
@@ -313,7 +400,9 @@ static bool bvt_coop_allowed(struct task_struct *p)
 static int bvt_coop_yield(const struct sched_bvt_coop *in)
 {
 	struct task_struct *p = current;
+	unsigned long switches = p->nvcsw + p->nivcsw;
 	struct rq_flags rf;
+	int ret = 0;
 	bool sleep;
 	ktime_t t;
 	struct rq *rq;
@@ -324,6 +413,8 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 		return -EINVAL;
 	}
 	update_rq_clock(rq);
+	trace_sched_bvt_coop_poll(p, in->flags, in->deadline, in->priority);
+	p->bvt.coop.nr_calls++;
 	bvt_coop_change(rq, p, in);
 	sleep = in->flags == SCHED_BVT_COOP_DEADLINE &&
 		in->deadline > bvt_coop_now();
@@ -333,14 +424,16 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 
 	if (!sleep) {
 		schedule();
-		return 0;
+	} else {
+		t = ns_to_ktime(in->deadline);
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
+						   CLOCK_MONOTONIC))
+			ret = -EINTR;
 	}
-	t = ns_to_ktime(in->deadline);
-	set_current_state(TASK_INTERRUPTIBLE);
-	if (schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
-					   CLOCK_MONOTONIC))
-		return -EINTR;
-	return 0;
+	if (p->nvcsw + p->nivcsw != switches)
+		p->bvt.coop.nr_yields++;
+	return ret;
 }
 
 /* The first of @root's members, in @node order, other than @self. */
@@ -353,14 +446,15 @@ static struct rb_node *bvt_coop_first_other(struct rb_root_cached *root,
 }
 
 /*
- * What the caller is to treat as its own events: the earliest deadline of
- * the other members of its domain, or the end of the domain's turn if that
- * comes first, and the most important event of the others.
+ * The caller runs again.  It is to treat as its own events the earliest
+ * deadline of the other members of its domain, or the end of the domain's
+ * turn if that comes first, and the most important event of the others:
+ * those go to @out.  It has until then, and at least the minimum slice, of
+ * CPU time before it is policed.
  */
-static void bvt_coop_report(struct sched_bvt_coop *out)
+static void bvt_coop_resume(struct sched_bvt_coop *out)
 {
-	u64 turn_end = bvt_coop_now() +
-		       READ_ONCE(sysctl_sched_bvt_coop_period_ns);
+	u64 now = bvt_coop_now(), min_slice, turn_end;
 	struct task_struct *p = current;
 	struct sched_bvt_coop_state *cs = &p->bvt.coop;
 	struct bvt_coop_domain *dom;
@@ -368,11 +462,15 @@ static void bvt_coop_report(struct sched_bvt_coop *out)
 	struct rq_flags rf;
 	struct rq *rq;
 
+	turn_end = now + READ_ONCE(sysctl_sched_bvt_coop_period_ns);
+	min_slice = READ_ONCE(sysctl_sched_bvt_coop_min_slice_ns);
 	out->flags = SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_POLICING;
 	out->deadline = turn_end;
 	rq = task_rq_lock(p, &rf);
+	if (bvt_coop_policed(&p->bvt))
+		out->flags |= SCHED_BVT_COOP_POLICED;
 	dom = cs->dom;
-	if (dom) {
+	if (dom && p->bvt.se.lv == &dom->lv) {
 		raw_spin_lock(&dom->lock);
 		node = bvt_coop_first_other(&dom->all, &cs->all_node);
 		if (node) {
@@ -391,6 +489,11 @@ static void bvt_coop_report(struct sched_bvt_coop *out)
 			out->priority = rb_entry(node, struct sched_bvt_coop_state,
 						 ev_node)->priority;
 		}
+		update_rq_clock(rq);
+		update_curr_bvt(rq);
+		cs->slice_end = p->se.sum_exec_runtime +
+				max_t(s64, out->deadline - now, min_slice);
+		bvt_enforce_arm(rq, &p->bvt);
 	}
 	task_rq_unlock(rq, p, &rf);
 }
@@ -464,8 +567,10 @@ SYSCALL_DEFINE3(coop_poll, const struct sched_bvt_coop __user *, uin,
 			return -EINVAL;
 	}
 	ret = bvt_coop_yield(&in);
+	if (ret == -EINVAL)
+		return ret;
+	bvt_coop_resume(&out);
 	if (ret || !uout)
 		return ret;
-	bvt_coop_report(&out);
 	return bvt_coop_copy_out(uout, &out, usize);
 }

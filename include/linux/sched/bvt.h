@@ -57,6 +57,14 @@ struct sched_bvt_coop_state {
 	u32				flags;		/* SCHED_BVT_COOP_* */
 	/* it asked to cooperate, and has not left */
 	unsigned int			member;
+	/* sum_exec_runtime by which it is to call coop_poll() again */
+	u64				slice_end;
+	/* CLOCK_MONOTONIC ns until which it is policed, out of the domain */
+	u64				policed_until;
+	/* /proc/<pid>/sched */
+	unsigned long			nr_calls;
+	unsigned long			nr_yields;
+	unsigned long			nr_policed;
 };
 
 /* A thread's SCHED_BVT state: its entity, parameters, warp and timers. */

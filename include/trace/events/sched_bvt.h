@@ -189,6 +189,80 @@ TRACE_EVENT(sched_bvt_level,
 		  __entry->reserved ? "reserved" : "best-effort")
 );
 
+/* A coop_poll() call, with the events it gives (kernel/sched/coop_poll.c). */
+TRACE_EVENT(sched_bvt_coop_poll,
+
+	TP_PROTO(struct task_struct *p, u32 flags, u64 deadline, u32 priority),
+
+	TP_ARGS(p, flags, deadline, priority),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u32,	flags)
+		__field(u64,	deadline)
+		__field(u32,	priority)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->flags		= flags;
+		__entry->deadline	= deadline;
+		__entry->priority	= priority;
+	),
+
+	TP_printk("comm=%s pid=%d flags=%#x deadline=%llu priority=%u",
+		  __entry->comm, __entry->pid, __entry->flags,
+		  __entry->deadline, __entry->priority)
+);
+
+/* A thread joins or leaves the cooperation domain of its CPU. */
+TRACE_EVENT(sched_bvt_coop_member,
+
+	TP_PROTO(struct task_struct *p, bool joined),
+
+	TP_ARGS(p, joined),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(bool,	joined)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->joined	= joined;
+	),
+
+	TP_printk("comm=%s pid=%d %s", __entry->comm, __entry->pid,
+		  __entry->joined ? "joined" : "left")
+);
+
+/* A member ran past its slice: a best-effort thread for penalty_ns. */
+TRACE_EVENT(sched_bvt_coop_police,
+
+	TP_PROTO(struct task_struct *p, u64 penalty_ns),
+
+	TP_ARGS(p, penalty_ns),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u64,	penalty_ns)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->penalty_ns	= penalty_ns;
+	),
+
+	TP_printk("comm=%s pid=%d penalty_ns=%llu", __entry->comm,
+		  __entry->pid, __entry->penalty_ns)
+);
+
 #endif /* _TRACE_SCHED_BVT_H */
 
 /* This part must be outside protection */

@@ -83,7 +83,9 @@
  *             is zero (E2BIG otherwise); out->size is read to know how
  *             much to write, and set to what the kernel wrote.
  *  @flags:    which of the fields below are set: SCHED_BVT_COOP_DEADLINE,
- *             SCHED_BVT_COOP_EVENT; on @out also SCHED_BVT_COOP_POLICING.
+ *             SCHED_BVT_COOP_EVENT; on @out also SCHED_BVT_COOP_POLICING,
+ *             and SCHED_BVT_COOP_POLICED while the caller, which ran past
+ *             the time it was given, is a plain best-effort thread.
  *  @deadline: CLOCK_MONOTONIC nanoseconds; one in the past has expired.
  *  @priority: of the best-effort event, 0 (most important) to
  *             SCHED_BVT_COOP_PRIO_MAX.
@@ -101,6 +103,7 @@ struct sched_bvt_coop {
 #define SCHED_BVT_COOP_DEADLINE		0x01	/* deadline is set */
 #define SCHED_BVT_COOP_EVENT		0x02	/* priority is set */
 #define SCHED_BVT_COOP_POLICING		0x04	/* out: the domain's turn ends */
+#define SCHED_BVT_COOP_POLICED		0x08	/* out: the caller is policed */
 
 #define SCHED_BVT_COOP_PRIO_MAX		1023
 

@@ -410,6 +410,77 @@ TEST(expired_deadline_runs_before_an_event)
 	free(s);
 }
 
+/* A member that polls once, then runs on without yielding until stopped. */
+struct overrunner {
+	pthread_t thread;
+	atomic_int stop;
+	atomic_int tid;
+	struct sched_bvt_coop out;
+	int err;
+};
+
+static void *overrunner_main(void *arg)
+{
+	struct overrunner *o = arg;
+	struct sched_bvt_coop out;
+
+	if (become_member_thread()) {
+		o->err = errno;
+		return NULL;
+	}
+	o->err = -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0), &out);
+	atomic_store(&o->tid, gettid());
+	while (!atomic_load(&o->stop))
+		;
+	o->err = o->err ?: -poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0),
+				     &o->out);
+	coop_poll(NULL, NULL, 0);
+	return NULL;
+}
+
+#define PENALTY_SYSCTL	"kernel/sched_bvt_coop_penalty_ns"
+
+/*
+ * A member that never yields again is policed at the end of its slice (the
+ * deadline it was told, 10 ms away at most): a best-effort thread for the
+ * penalty (1 s here), so that a member with deadlines 30 ms apart runs
+ * again, late by a switch at the best-effort level at most.  Without
+ * policing it would wait for the overrunner to stop, 150 ms on.
+ */
+TEST(a_member_that_does_not_yield_is_policed)
+{
+	unsigned long long penalty = read_sysctl(PENALTY_SYSCTL);
+	struct overrunner o = { };
+	struct deadliner d = { };
+	double late, worst = 0, policed;
+	int i;
+
+	controller();
+	write_sysctl(PENALTY_SYSCTL, 1000 * MS);
+	pthread_create(&o.thread, NULL, overrunner_main, &o);
+	usleep(20000);
+	pthread_create(&d.thread, NULL, deadliner_main, &d);
+	pthread_join(d.thread, NULL);
+	policed = proc_sched_field(atomic_load(&o.tid), "bvt.coop.nr_policed");
+	atomic_store(&o.stop, 1);
+	pthread_join(o.thread, NULL);
+	write_sysctl(PENALTY_SYSCTL, penalty);
+
+	ASSERT_EQ(0, o.err);
+	ASSERT_EQ(0, d.err);
+	for (i = 0; i < ROUNDS; i++) {
+		late = (d.back[i] - d.deadline[i]) / 1e6;
+		if (late > worst)
+			worst = late;
+	}
+	TH_LOG("policed %.0f time(s); the deadline's owner back %.2f ms late at most",
+	       policed, worst);
+	EXPECT_LE(1, policed);
+	EXPECT_GT(50, worst);
+	/* Its next call, within the penalty, says so. */
+	EXPECT_TRUE(o.out.flags & SCHED_BVT_COOP_POLICED);
+}
+
 #define N_RUNS		20
 
 /* Members that record their turns in one sequence. */
