@@ -209,6 +209,7 @@ struct hog {
 	bool yield;		/* call sched_yield() in the loop */
 	bool gaps;		/* measure max_gap_s */
 	bool cookie;		/* in a core-scheduling cookie of its own */
+	bool coop;		/* a coop_poll() member, calling every 2 ms */
 	/* out */
 	pid_t tid;
 	int err;		/* errno of setting it up, 0 if it worked */
@@ -225,6 +226,36 @@ struct hog {
 /* How long the last run_hogs() measured, in wall-clock seconds. */
 static double hogs_wall_s;
 
+#ifndef __NR_coop_poll
+#define __NR_coop_poll	463
+#endif
+
+static inline int bvt_coop_poll(const struct sched_bvt_coop *in,
+				struct sched_bvt_coop *out, unsigned int flags)
+{
+	return syscall(__NR_coop_poll, in, out, flags);
+}
+
+static void spin_cpu_ms(double ms);
+
+/*
+ * A cooperating hog: 2 ms of work between calls, each with an event whose
+ * priority is the number of calls so far, so that the members take turns.
+ */
+static inline int hog_coop_turn(unsigned int *calls)
+{
+	struct sched_bvt_coop in = {
+		.size = sizeof(in),
+		.flags = SCHED_BVT_COOP_EVENT,
+		.priority = *calls < SCHED_BVT_COOP_PRIO_MAX ?
+			    *calls : SCHED_BVT_COOP_PRIO_MAX,
+	};
+
+	spin_cpu_ms(2);
+	++*calls;
+	return bvt_coop_poll(&in, NULL, 0);
+}
+
 /*
  * A hog pins itself and waits, asleep, for its policy: the controller sets
  * it from outside, so that no hog can be starved by another (a warped one,
@@ -233,6 +264,7 @@ static double hogs_wall_s;
 static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
+	unsigned int calls = 0;
 	double last, t;
 	char c;
 
@@ -248,6 +280,8 @@ static void *hog_main(void *arg)
 	while (!atomic_load_explicit(h->stop, memory_order_relaxed)) {
 		if (h->yield)
 			sched_yield();
+		if (h->coop && hog_coop_turn(&calls) && !h->err)
+			h->err = errno;
 		if (!h->gaps)
 			continue;
 		t = now_s();
@@ -255,6 +289,8 @@ static void *hog_main(void *arg)
 			h->max_gap_s = t - last;
 		last = t;
 	}
+	if (h->coop)
+		bvt_coop_poll(NULL, NULL, 0);
 	return NULL;
 }
 
