@@ -3,7 +3,8 @@
  * bvtctl: show or set the SCHED_BVT parameters of a thread, or run a
  * command with them; chrt(1) for Borrowed Virtual Time.
  *
- *   bvtctl -p PID                         show PID's parameters
+ *   bvtctl -p PID                         show PID's parameters, and its
+ *                                         coop_poll(2) domain if it has one
  *   bvtctl [OPTION]... -p PID             set them on PID
  *   bvtctl [OPTION]... [--] COMMAND [ARG]...  run COMMAND with them
  *
@@ -98,6 +99,64 @@ static const char *duration(unsigned long long ns, char *buf, size_t len)
 	return buf;
 }
 
+/* A field of /proc/PID/sched (CONFIG_SCHED_DEBUG), or -1. */
+static long sched_field(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t len = strlen(field);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, field, len) && line[len] == ' ' && colon &&
+		    sscanf(colon + 1, "%ld", &v) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* The CPU @pid last ran on, from /proc/PID/stat, or -1. */
+static int last_cpu(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int i, cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f)) {
+		/* Fields after the command, whose name may hold spaces. */
+		p = strrchr(buf, ')');
+		for (i = 2; p && i < 39; i++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			cpu = atoi(p + 1);
+	}
+	fclose(f);
+	return cpu;
+}
+
+/* A coop_poll(2) member: its domain (its CPU's) and counters. */
+static void show_coop(pid_t pid)
+{
+	if (sched_field(pid, "bvt.coop.member") != 1)
+		return;
+	printf("pid %d: coop_poll member of CPU %d's domain,", pid,
+	       last_cpu(pid));
+	printf(" calls %ld, yields %ld, policed %ld\n",
+	       sched_field(pid, "bvt.coop.nr_calls"),
+	       sched_field(pid, "bvt.coop.nr_yields"),
+	       sched_field(pid, "bvt.coop.nr_policed"));
+}
+
 static int show(pid_t pid)
 {
 	struct sched_attr attr = { };
@@ -129,6 +188,7 @@ static int show(pid_t pid)
 	       duration(attr.sched_bvt_unwarp, u, sizeof(u)),
 	       attr.sched_flags & SCHED_FLAG_RESET_ON_FORK ?
 			" reset-on-fork" : "");
+	show_coop(pid);
 	return 0;
 }
 

@@ -295,7 +295,12 @@ TEST(out_reports_the_end_of_the_turn)
 	ASSERT_EQ(0, become_member_thread());
 	t = now_ns();
 	ASSERT_EQ(0, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0), &out));
+	/* What /proc/<pid>/sched (and bvtctl) shows of a member. */
+	EXPECT_EQ(1, proc_sched_field(gettid(), "bvt.coop.member"));
+	EXPECT_EQ(1, proc_sched_field(gettid(), "bvt.coop.nr_calls"));
+	EXPECT_EQ(0, proc_sched_field(gettid(), "bvt.coop.nr_policed"));
 	coop_poll(NULL, NULL, 0);
+	EXPECT_EQ(0, proc_sched_field(gettid(), "bvt.coop.member"));
 	restore_period();
 	EXPECT_EQ(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_POLICING, out.flags);
 	EXPECT_LE(t + 5 * MS, out.deadline);

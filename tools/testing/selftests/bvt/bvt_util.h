@@ -230,6 +230,7 @@ static double hogs_wall_s;
 #define __NR_coop_poll	463
 #endif
 
+/* coop_poll(2) with every argument, errors included (tools/sched/coop_poll.h). */
 static inline int bvt_coop_poll(const struct sched_bvt_coop *in,
 				struct sched_bvt_coop *out, unsigned int flags)
 {
