@@ -164,7 +164,7 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
 static void bvt_coop_detach(struct sched_bvt_entity *bt);
 static void bvt_coop_forget(struct sched_bvt_entity *bt);
 static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
-static bool bvt_coop_policed(struct sched_bvt_entity *bt);
+static void bvt_coop_check_member(struct sched_bvt_entity *bt);
 static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt);
 static void bvt_coop_check_slice(struct rq *rq);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
@@ -195,9 +195,11 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 	struct bvt_entity *se = &bt->se;
 	struct bvt_level *lv;
 
+	if (unlikely(bt->coop.member))
+		bvt_coop_check_member(bt);
 	if (reserved)
 		lv = &rq->bvt.root;
-	else if (unlikely(bt->coop.member) && !bvt_coop_policed(bt))
+	else if (unlikely(bt->coop.member) && !bt->coop.policed_until)
 		lv = &rq->bvt.coop.lv;
 	else
 		lv = &rq->bvt.be;
@@ -1439,10 +1441,11 @@ static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 		bvt_coop_detach(&p->bvt);
 }
 
+/* Members of a cooperation domain, policed or not, stay on their CPU. */
 static bool bvt_can_move(struct rq *rq, struct task_struct *p)
 {
 	return !task_on_cpu(rq, p) && p->nr_cpus_allowed > 1 &&
-	       !is_migration_disabled(p);
+	       !is_migration_disabled(p) && !p->bvt.coop.member;
 }
 
 /*
@@ -2087,16 +2090,19 @@ static unsigned int bvt_weight_min = SCHED_BVT_WEIGHT_MIN;
 static unsigned int bvt_weight_max = SCHED_BVT_WEIGHT_MAX;
 static unsigned int bvt_pct_max = 99;
 
-#define BVT_SYSCTL(name, min, max)				\
+#define BVT_SYSCTL_HANDLER(name, min, max, handler)		\
 	{							\
 		.procname	= #name,			\
 		.data		= &sysctl_##name,		\
 		.maxlen		= sizeof(unsigned int),		\
 		.mode		= 0644,				\
-		.proc_handler	= proc_douintvec_minmax,	\
+		.proc_handler	= handler,			\
 		.extra1		= (min),			\
 		.extra2		= (max),			\
 	}
+
+#define BVT_SYSCTL(name, min, max)				\
+	BVT_SYSCTL_HANDLER(name, min, max, proc_douintvec_minmax)
 
 /*
  * A change of the best-effort level's sysctls reaches that level on every
@@ -2120,21 +2126,16 @@ static int bvt_be_sysctl_handler(const struct ctl_table *table, int write,
 		/* What ran so far is charged at the old weight. */
 		update_curr_bvt(rq);
 		bvt_be_apply(&rq->bvt.be);
+		/* A new warp may change who runs. */
+		if (rq->curr->sched_class == &bvt_sched_class)
+			resched_curr(rq);
 		rq_unlock_irqrestore(rq, &rf);
 	}
 	return 0;
 }
 
 #define BVT_SYSCTL_BE(name, min, max)				\
-	{							\
-		.procname	= #name,			\
-		.data		= &sysctl_##name,		\
-		.maxlen		= sizeof(unsigned int),		\
-		.mode		= 0644,				\
-		.proc_handler	= bvt_be_sysctl_handler,	\
-		.extra1		= (min),			\
-		.extra2		= (max),			\
-	}
+	BVT_SYSCTL_HANDLER(name, min, max, bvt_be_sysctl_handler)
 
 /*
  * Tunables are sysctls, not debugfs files: they are the system's policy

@@ -207,7 +207,7 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
 	struct sched_bvt_coop_state *cs = &bt->coop;
 
 	guard(raw_spinlock)(&dom->lock);
-	cs->dom = dom;
+	WRITE_ONCE(cs->dom, dom);
 	if (bvt_coop_has_deadline(cs))
 		rb_add_cached(&cs->all_node, &dom->all, bvt_coop_all_less);
 }
@@ -219,7 +219,8 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
 static void bvt_coop_detach(struct sched_bvt_entity *bt)
 {
 	struct sched_bvt_coop_state *cs = &bt->coop;
-	struct bvt_coop_domain *dom = cs->dom;
+	/* task_dead_bvt() holds no lock: no one else changes it by then. */
+	struct bvt_coop_domain *dom = READ_ONCE(cs->dom);
 
 	if (!dom)
 		return;
@@ -228,7 +229,7 @@ static void bvt_coop_detach(struct sched_bvt_entity *bt)
 		rb_erase_cached(&cs->all_node, &dom->all);
 		RB_CLEAR_NODE(&cs->all_node);
 	}
-	cs->dom = NULL;
+	WRITE_ONCE(cs->dom, NULL);
 }
 
 /*
@@ -244,6 +245,22 @@ static void bvt_coop_forget(struct sched_bvt_entity *bt)
 	bt->coop.flags = 0;
 	bt->coop.slice_end = 0;
 	bt->coop.policed_until = 0;
+}
+
+/*
+ * A member cooperates as a best-effort SCHED_BVT thread that is not
+ * exiting.  One whose policy changed while it was boosted out of the
+ * class, that was made reserved-effort, or that is exiting (a zombie may
+ * be given the class again after task_dead_bvt() ran) stops here, as it
+ * joins a level.  Called with its rq locked.
+ */
+static void bvt_coop_check_member(struct sched_bvt_entity *bt)
+{
+	struct task_struct *p = bvt_thread_task(bt);
+
+	if (p->policy != SCHED_BVT || bvt_reserved(&bt->params) ||
+	    (p->flags & PF_EXITING))
+		bvt_coop_forget(bt);
 }
 
 /*
@@ -304,6 +321,9 @@ static void bvt_coop_change(struct rq *rq, struct task_struct *p,
 	if (cs->member != !!in)
 		trace_sched_bvt_coop_member(p, !!in);
 	cs->slice_end = 0;
+	/* A policed member rejoins by a call after its penalty. */
+	if (cs->policed_until && bvt_coop_now() >= cs->policed_until)
+		cs->policed_until = 0;
 	if (in) {
 		if (cs->dom)
 			bvt_coop_detach(&p->bvt);
@@ -323,15 +343,11 @@ static void bvt_coop_change(struct rq *rq, struct task_struct *p,
  * told, which is at most the end of the domain's turn; it gets at least
  * sched_bvt_coop_min_slice_ns of CPU time for that.  One that runs past
  * its slice is a best-effort thread for sched_bvt_coop_penalty_ns (0: no
- * penalty), and rejoins its domain at its first wake-up or coop_poll()
- * after that.  A domain cannot take more than its members' share: its
+ * penalty), and rejoins its domain by its first coop_poll() after that,
+ * with new events and a new slice: not by a wake-up, with the events it
+ * overran.  A domain cannot take more than its members' share: its
  * virtual time is charged at their weights.
  */
-static bool bvt_coop_policed(struct sched_bvt_entity *bt)
-{
-	return bt->coop.policed_until &&
-	       bvt_coop_now() < bt->coop.policed_until;
-}
 
 /* Does @bt run in its domain, with a slice? */
 static bool bvt_coop_on_slice(struct sched_bvt_entity *bt)
@@ -383,13 +399,22 @@ static bool bvt_coop_valid(const struct sched_bvt_coop *in)
 		return false;
 	if ((in->flags & SCHED_BVT_COOP_DEADLINE) && in->deadline > KTIME_MAX)
 		return false;
+	/* What a flag does not give is 0, to be given a meaning later. */
+	if (!(in->flags & SCHED_BVT_COOP_DEADLINE) && in->deadline)
+		return false;
+	if (!(in->flags & SCHED_BVT_COOP_EVENT) && in->priority)
+		return false;
 	return !in->__reserved;
 }
 
-/* Only a best-effort SCHED_BVT thread cooperates. */
+/*
+ * Only a best-effort SCHED_BVT thread cooperates, and only while it is in
+ * the class: not while an RT or deadline waiter boosts it out of it.
+ */
 static bool bvt_coop_allowed(struct task_struct *p)
 {
-	return p->policy == SCHED_BVT && !bvt_reserved(&p->bvt.params);
+	return p->policy == SCHED_BVT && p->sched_class == &bvt_sched_class &&
+	       !bvt_reserved(&p->bvt.params);
 }
 
 /*
@@ -425,11 +450,18 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 	if (!sleep) {
 		schedule();
 	} else {
+		/* Until the deadline; a signal restarts the call (it is absolute). */
 		t = ns_to_ktime(in->deadline);
-		set_current_state(TASK_INTERRUPTIBLE);
-		if (schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
-						   CLOCK_MONOTONIC))
-			ret = -EINTR;
+		for (;;) {
+			set_current_state(TASK_INTERRUPTIBLE);
+			if (!schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
+							    CLOCK_MONOTONIC))
+				break;
+			if (signal_pending(current)) {
+				ret = -ERESTARTNOHAND;
+				break;
+			}
+		}
 	}
 	if (p->nvcsw + p->nivcsw != switches)
 		p->bvt.coop.nr_yields++;
@@ -446,6 +478,30 @@ static struct rb_node *bvt_coop_first_other(struct rb_root_cached *root,
 }
 
 /*
+ * The earliest deadline of the members of @dom but @self that is still to
+ * be met: a member blocked elsewhere (not in coop_poll()) past its
+ * deadline runs when it wakes, and is not to be yielded to before.
+ */
+static struct sched_bvt_coop_state *
+bvt_coop_next_deadline(struct bvt_coop_domain *dom,
+		       struct sched_bvt_coop_state *self, u64 now)
+{
+	struct sched_bvt_coop_state *cs;
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&dom->all); node; node = rb_next(node)) {
+		cs = rb_entry(node, struct sched_bvt_coop_state, all_node);
+		if (cs == self)
+			continue;
+		if (cs->deadline <= now &&
+		    !container_of(cs, struct sched_bvt_entity, coop)->se.on_rq)
+			continue;
+		return cs;
+	}
+	return NULL;
+}
+
+/*
  * The caller runs again.  It is to treat as its own events the earliest
  * deadline of the other members of its domain, or the end of the domain's
  * turn if that comes first, and the most important event of the others:
@@ -456,7 +512,7 @@ static void bvt_coop_resume(struct sched_bvt_coop *out)
 {
 	u64 now = bvt_coop_now(), min_slice, turn_end;
 	struct task_struct *p = current;
-	struct sched_bvt_coop_state *cs = &p->bvt.coop;
+	struct sched_bvt_coop_state *cs = &p->bvt.coop, *other;
 	struct bvt_coop_domain *dom;
 	struct rb_node *node;
 	struct rq_flags rf;
@@ -467,20 +523,15 @@ static void bvt_coop_resume(struct sched_bvt_coop *out)
 	out->flags = SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_POLICING;
 	out->deadline = turn_end;
 	rq = task_rq_lock(p, &rf);
-	if (bvt_coop_policed(&p->bvt))
+	if (cs->policed_until)
 		out->flags |= SCHED_BVT_COOP_POLICED;
 	dom = cs->dom;
 	if (dom && p->bvt.se.lv == &dom->lv) {
 		raw_spin_lock(&dom->lock);
-		node = bvt_coop_first_other(&dom->all, &cs->all_node);
-		if (node) {
-			u64 dl = rb_entry(node, struct sched_bvt_coop_state,
-					  all_node)->deadline;
-
-			if (dl < turn_end) {
-				out->deadline = dl;
-				out->flags &= ~SCHED_BVT_COOP_POLICING;
-			}
+		other = bvt_coop_next_deadline(dom, cs, now);
+		if (other && other->deadline < turn_end) {
+			out->deadline = other->deadline;
+			out->flags &= ~SCHED_BVT_COOP_POLICING;
 		}
 		raw_spin_unlock(&dom->lock);
 		node = bvt_coop_first_other(&dom->events, &cs->ev_node);
@@ -498,8 +549,8 @@ static void bvt_coop_resume(struct sched_bvt_coop *out)
 	task_rq_unlock(rq, p, &rf);
 }
 
-/* Leave the domain, if @p is in one. */
-static int bvt_coop_leave(struct task_struct *p)
+/* @p stops cooperating, if it does. */
+static void bvt_coop_leave(struct task_struct *p)
 {
 	struct rq_flags rf;
 	struct rq *rq;
@@ -510,10 +561,9 @@ static int bvt_coop_leave(struct task_struct *p)
 		bvt_coop_change(rq, p, NULL);
 	}
 	task_rq_unlock(rq, p, &rf);
-	return 0;
 }
 
-/* A new program has not asked to cooperate. */
+/* The new program has not asked to cooperate. */
 void bvt_coop_exec(struct task_struct *p)
 {
 	if (READ_ONCE(p->bvt.coop.member))
@@ -529,8 +579,10 @@ static int bvt_coop_copy_in(const struct sched_bvt_coop __user *uin,
 
 	if (get_user(size, &uin->size))
 		return -EFAULT;
-	if (size < SCHED_BVT_COOP_SIZE_VER0 || size > PAGE_SIZE)
+	if (size < SCHED_BVT_COOP_SIZE_VER0)
 		return -EINVAL;
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(in, sizeof(*in), uin, size);
 	if (ret)
 		return ret;
@@ -554,8 +606,10 @@ SYSCALL_DEFINE3(coop_poll, const struct sched_bvt_coop __user *, uin,
 
 	if (flags)
 		return -EINVAL;
-	if (!uin)
-		return bvt_coop_leave(current);
+	if (!uin) {
+		bvt_coop_leave(current);
+		return 0;
+	}
 	ret = bvt_coop_copy_in(uin, &in);
 	if (ret)
 		return ret;

@@ -33,6 +33,8 @@
 #ifndef _UAPI_LINUX_SCHED_BVT_H
 #define _UAPI_LINUX_SCHED_BVT_H
 
+#include <linux/types.h>
+
 /* sched_bvt_flags */
 #define SCHED_BVT_FLAG_WARP		0x01	/* warp enabled */
 #define SCHED_BVT_FLAG_RESERVED		0x02	/* in the reserved-effort level */
@@ -89,6 +91,7 @@
  *  @deadline: CLOCK_MONOTONIC nanoseconds; one in the past has expired.
  *  @priority: of the best-effort event, 0 (most important) to
  *             SCHED_BVT_COOP_PRIO_MAX.
+ * A field whose flag is not set is 0.
  */
 struct sched_bvt_coop {
 	__u32	size;
