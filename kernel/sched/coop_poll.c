@@ -420,7 +420,7 @@ static bool bvt_coop_allowed(struct task_struct *p)
 /*
  * Take @in's events and yield: the domain's pick decides who runs next,
  * which may be the caller.  A caller with a future deadline and no event
- * sleeps until the deadline (-EINTR if a signal comes first).
+ * sleeps until the deadline; a signal that comes first restarts the call.
  */
 static int bvt_coop_yield(const struct sched_bvt_coop *in)
 {
