@@ -6,9 +6,11 @@
  * their ranges) and sched_getattr(2) calls on themselves and each other,
  * change affinity and nice, yield, spin, take PI mutexes that a SCHED_FIFO
  * thread also takes, get SA_BVT_WARP signals, fault pages in, wait on
- * global memory barriers and fork children that set their own policy and
- * exit; meanwhile spinners, one for every two CPUs, take turns of up to 2 s as
- * the strongest BVT threads there are (a warp of 10 s with no limit, or the
+ * global memory barriers, make random coop_poll(2) calls (joining and
+ * leaving their CPU's cooperation domain, bad requests and pointers) and
+ * fork children that set their own policy and exit; meanwhile spinners,
+ * one for every two CPUs, take turns of up to 2 s as the strongest BVT
+ * threads there are (a warp of 10 s with no limit, or the
  * largest weight) so that the BVT threads beside them starve, one thread
  * flips the class's sysctls, one takes CPUs offline and online, an
  * unprivileged process tries to enter the class, a SCHED_OTHER canary
@@ -66,7 +68,8 @@ static pthread_mutex_t pi[NR_PI];
 static atomic_bool stop;
 static atomic_long calls, mismatches, odd_errors, forks, signals;
 static atomic_long hotplugs, sysctl_flips, unpriv_calls, unpriv_entered;
-static atomic_long strong_turns;
+static atomic_long strong_turns, coop_calls, coop_taken;
+static bool have_coop;	/* coop_poll(2) exists: SCHED_BVT is built */
 static atomic_ulong faulted;	/* what fault_pages() read: keeps the reads */
 static char first_mismatch[256];
 static double canary_gap, membarrier_max, offline_max;
@@ -270,6 +273,66 @@ static void fault_pages(unsigned int *seed)
 	munmap(p, len);
 }
 
+/*
+ * coop_poll(2) with a random request, often out of range or with a bad
+ * pointer, or leaving: the caller joins and leaves the domain of its CPU
+ * as it changes policy, affinity and CPU.  Documented errors only.
+ */
+static void random_coop_poll(unsigned int *seed)
+{
+	static const unsigned int sizes[] = {
+		0, SCHED_BVT_COOP_SIZE_VER0 - 1, SCHED_BVT_COOP_SIZE_VER0,
+		sizeof(struct sched_bvt_coop), 64, 8192,
+	};
+	/* Zeroed past any size tried: a larger struct with a zero tail. */
+	static __thread unsigned char buf[8192];
+	struct sched_bvt_coop *in = (void *)buf, out = { .size = sizeof(out) };
+	struct sched_bvt_coop *outp[] = { NULL, &out, &out, (void *)8 };
+	unsigned long long now = now_s() * 1e9;
+	const unsigned long long deadlines[] = {
+		0, 1, now - 1000000, now + pick(seed, 20000000),
+		now + pick(seed, 20000000), 1ULL << 63,
+	};
+	unsigned int flags = pick(seed, 8) ? 0 : 1;
+	int err;
+
+	if (!have_coop)
+		return;
+	memset(buf, 0, sizeof(struct sched_bvt_coop));
+	atomic_fetch_add(&coop_calls, 1);
+	if (!pick(seed, 8)) {
+		if (bvt_coop_poll(NULL, NULL, 0))
+			atomic_fetch_add(&odd_errors, 1);
+		return;
+	}
+	/* Half the calls well formed, to join and take turns. */
+	if (pick(seed, 2)) {
+		in->size = sizeof(*in);
+		in->flags = 1 + pick(seed, 3);
+		if (in->flags & SCHED_BVT_COOP_DEADLINE)
+			in->deadline = deadlines[2 + pick(seed, 3)];
+		if (in->flags & SCHED_BVT_COOP_EVENT)
+			in->priority = pick(seed, 8);
+		flags = 0;
+	} else {
+		in->size = sizes[pick(seed, 6)];
+		in->flags = pick(seed, 8);
+		if (in->flags & SCHED_BVT_COOP_DEADLINE || !pick(seed, 8))
+			in->deadline = deadlines[pick(seed, 6)];
+		if (in->flags & SCHED_BVT_COOP_EVENT || !pick(seed, 8))
+			in->priority = pick(seed,
+					    SCHED_BVT_COOP_PRIO_MAX + 64);
+	}
+	if (!bvt_coop_poll(pick(seed, 16) ? in : (void *)8,
+			   outp[pick(seed, 4)], flags)) {
+		atomic_fetch_add(&coop_taken, 1);
+		return;
+	}
+	err = errno;
+	if (err != EINVAL && err != E2BIG && err != EFAULT && err != EINTR)
+		atomic_fetch_add(&odd_errors, 1);
+}
+
 /* A global memory barrier waits for every CPU: its latency is recorded. */
 static void global_barrier(void)
 {
@@ -332,6 +395,9 @@ static void *worker_main(void *arg)
 		case 13:
 			if (!pick(&seed, 16))
 				global_barrier();
+			break;
+		case 14:
+			random_coop_poll(&seed);
 			break;
 		default:
 			spin_us(pick(&seed, 2000));
@@ -656,6 +722,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	pid_t unpriv;
 
 	nr_cpus = get_nprocs_conf();
+	/* Leaving when not a member succeeds wherever the call exists. */
+	have_coop = !bvt_coop_poll(NULL, NULL, 0);
 	nr_workers = 2 * nr_cpus > MAX_WORKERS ? MAX_WORKERS : 2 * nr_cpus;
 	nr_strong = nr_cpus / 2 > MAX_STRONG ? MAX_STRONG : nr_cpus / 2 ?: 1;
 	for (i = 0; i < (int)NR_KNOBS; i++)
@@ -740,6 +808,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 		       reasons[r], migrations[r], reversed[r],
 		       migrations[r] ? 100.0 * reversed[r] / migrations[r] : 0,
 		       undone_by[r][0], undone_by[r][1], undone_by[r][2]);
+	TH_LOG("coop_poll: %ld calls, %ld taken",
+	       atomic_load(&coop_calls), atomic_load(&coop_taken));
 	TH_LOG("unprivileged: %ld tries to enter, %ld entered",
 	       atomic_load(&unpriv_calls), atomic_load(&unpriv_entered));
 	TH_LOG("getattr mismatches %ld%s%s, unexpected errors %ld",
