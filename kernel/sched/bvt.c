@@ -557,8 +557,8 @@ static void bvt_charge_mcu(struct sched_bvt_entity *bt)
  *  - it has run warped for less than L since the warp began, and
  *  - U has passed since its last warp ended, by blocking or by reaching L.
  * A warp wanted within U starts when U has passed (the thread's unwarp
- * timer); a warp that reaches L ends then (its CPU's limit timer), both to
- * the microsecond, and the thread runs on unwarped.
+ * timer); a warp that reaches L ends then (its CPU's enforcement timer),
+ * both to the microsecond, and the thread runs on unwarped.
  */
 static inline bool bvt_wants_warp(struct sched_bvt_entity *bt)
 {
