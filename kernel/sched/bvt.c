@@ -1688,11 +1688,6 @@ DEFINE_SCHED_CLASS(bvt) = {
 	.update_curr		= update_curr_bvt,
 };
 
-/*
- * A task's scheduling state starts afresh at fork, at the SVT of whatever
- * level it joins; its parameters are inherited, but not a place in the
- * reserved-effort level: that takes an admission of its own.
- */
 static void init_bvt_se(struct bvt_entity *se)
 {
 	RB_CLEAR_NODE(&se->run_node);
@@ -1706,6 +1701,12 @@ static void init_bvt_se(struct bvt_entity *se)
 	se->my_level = NULL;
 }
 
+/*
+ * A task's scheduling state starts afresh at fork, at the SVT of whatever
+ * level it joins; its parameters are inherited, but not a place in the
+ * reserved-effort level (that takes an admission of its own) nor in a
+ * cooperation domain (that takes a coop_poll() of its own).
+ */
 void init_bvt_entity(struct sched_bvt_entity *bt)
 {
 	init_bvt_se(&bt->se);

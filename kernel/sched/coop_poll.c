@@ -120,7 +120,7 @@ static void bvt_coop_dequeue(struct bvt_level *lv, struct bvt_entity *se)
 		lv->se.weight = min_t(u64, dom->weight, U32_MAX);
 }
 
-static void bvt_coop_queue(struct bvt_level *lv, struct bvt_entity *se)
+static void bvt_coop_queue_noop(struct bvt_level *lv, struct bvt_entity *se)
 {
 }
 
@@ -179,8 +179,8 @@ static s64 bvt_coop_warp(struct bvt_level *lv)
 }
 
 static const struct bvt_level_ops bvt_coop_ops = {
-	.queue		= bvt_coop_queue,
-	.unqueue	= bvt_coop_queue,
+	.queue		= bvt_coop_queue_noop,
+	.unqueue	= bvt_coop_queue_noop,
 	.first		= bvt_coop_first,
 	.pick		= bvt_coop_pick,
 	.warp		= bvt_coop_warp,
@@ -275,15 +275,16 @@ static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt)
 	return clamp_t(s64, lag, -max, max);
 }
 
+/* What bvt_coop_take() took @p off: its queue, its CPU. */
+#define BVT_COOP_QUEUED		0x1
+#define BVT_COOP_RUNNING	0x2
+
 /*
  * Take @p off its queue and its CPU, as sched_setattr() does, to change
  * how it cooperates; bvt_coop_put_back() queues it anew, in the level it
  * now belongs to, and lists it anew (bvt_attach()).  Called with @p's rq
  * locked and its clock updated.
  */
-#define BVT_COOP_QUEUED		0x1
-#define BVT_COOP_RUNNING	0x2
-
 static unsigned int bvt_coop_take(struct rq *rq, struct task_struct *p)
 {
 	unsigned int how = 0;
