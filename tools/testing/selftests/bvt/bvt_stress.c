@@ -357,9 +357,15 @@ static void *worker_main(void *arg)
 	struct worker *self = arg, *w;
 	unsigned int seed = self->seed;
 
+	/*
+	 * Not the controller's SCHED_FIFO: each starts fair, under its lock,
+	 * or a worker that set this one's policy as its tid appeared would
+	 * read back SCHED_OTHER.
+	 */
+	pthread_mutex_lock(&self->lock);
 	self->tid = gettid();
-	/* Not the controller's SCHED_FIFO: each starts fair. */
 	sys_sched_setattr(0, &other, 0);
+	pthread_mutex_unlock(&self->lock);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		w = pick(&seed, 2) ? self : &workers[pick(&seed, nr_workers)];
 		switch (pick(&seed, 16)) {
