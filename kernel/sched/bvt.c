@@ -167,6 +167,10 @@ static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
 static void bvt_coop_check_member(struct sched_bvt_entity *bt);
 static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt);
 static void bvt_coop_check_slice(struct rq *rq);
+static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
+				    u64 *left);
+static bool bvt_coop_check_outsider(struct rq *rq);
+static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
 
@@ -661,17 +665,19 @@ static u64 bvt_limit_left(struct sched_bvt_entity *bt)
 
 /*
  * The enforcement timer of a CPU ends what the running thread may do only
- * for so long: run warped (L), and run as a member of a cooperation domain
- * without calling coop_poll() (its slice, see coop_poll.c).  It fires at
- * the first of those to end; 0 is none.
+ * for so long: run warped (L), run as a member of a cooperation domain
+ * without calling coop_poll() (its slice), and run outside the domain when
+ * a member's deadline comes (see coop_poll.c).  It fires at the first of
+ * those to end; 0 is none.
  */
-static u64 bvt_enforce_left(struct sched_bvt_entity *bt)
+static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	u64 limit = bvt_limit_left(bt), slice = bvt_coop_slice_left(bt);
+	u64 left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
+	u64 outsider;
 
-	if (!limit || !slice)
-		return limit ?: slice;
-	return min(limit, slice);
+	if (unlikely(bvt_coop_outsider_slice(rq, bt, &outsider)))
+		left = min_not_zero(left, outsider ?: 1);
+	return left;
 }
 
 /*
@@ -683,7 +689,7 @@ static u64 bvt_enforce_left(struct sched_bvt_entity *bt)
  */
 static void bvt_enforce_arm(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	u64 left = bvt_enforce_left(bt);
+	u64 left = bvt_enforce_left(rq, bt);
 
 	if (!left)
 		return;
@@ -740,6 +746,7 @@ static void bvt_check_limit(struct rq *rq)
 /*
  * Re-armed, if need be, under the rq lock and never by returning
  * HRTIMER_RESTART: a remote change may have started it again meanwhile.
+ * Not when the domain takes the CPU: the switch arms it for what runs next.
  */
 static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 {
@@ -751,7 +758,8 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	update_curr_bvt(rq);
 	bvt_check_limit(rq);
 	bvt_coop_check_slice(rq);
-	bvt_enforce_rearm(rq);
+	if (!bvt_coop_check_outsider(rq))
+		bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
 }
@@ -898,6 +906,8 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 						  BVT_WARP_PARAMS);
 	bvt_enqueue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
+	if (unlikely(se->lv == &rq->bvt.coop.lv))
+		bvt_coop_enqueued(rq, p);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running + 1);
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load + se->weight);
 	bvt_account_queued(rq, bt, 1);

@@ -444,6 +444,31 @@ static void bvt_test_coop_pick(struct kunit *test)
 	KUNIT_EXPECT_NE(test, lv->se.weight, 0U);
 }
 
+/*
+ * cal_Tslice(): an outsider runs to the domain's earliest deadline, and on
+ * until its E has passed the domain's, at its own weight.
+ */
+static void bvt_test_coop_tslice(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC, e = 100 * ms;
+
+	/* The domain behind: at the deadline; now if it has passed. */
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(5 * ms, e, e - ms, 1024), 5 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, e, e - ms, 1024), 0ULL);
+	/* Level with it: just past it. */
+	KUNIT_EXPECT_GT(test, bvt_coop_tslice(0, e, e, 1024), 0ULL);
+	KUNIT_EXPECT_LE(test, bvt_coop_tslice(0, e, e, 1024), 2ULL);
+	/* Ahead by 2 ms of E: 2 ms at weight 1024, 4 ms at 2048, 1 at 512. */
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, e, e + 2 * ms, 1024) / ms, 2ULL);
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, e, e + 2 * ms, 2048) / ms, 4ULL);
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, e, e + 2 * ms, 512) / ms, 1ULL);
+	KUNIT_EXPECT_GT(test, bvt_coop_tslice(0, e, e + 2 * ms, 1024), 2 * ms);
+	/* Whichever comes later. */
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(7 * ms, e, e + 2 * ms, 1024), 7 * ms);
+	/* Across the wrap of E. */
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, -ms, ms, 1024) / ms, 2ULL);
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -460,6 +485,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_mcu_round),
 	KUNIT_CASE(bvt_test_pi_merge),
 	KUNIT_CASE(bvt_test_coop_pick),
+	KUNIT_CASE(bvt_test_coop_tslice),
 	{ }
 };
 

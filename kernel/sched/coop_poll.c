@@ -391,6 +391,87 @@ static void bvt_coop_check_slice(struct rq *rq)
 	resched_curr(rq);
 }
 
+/*
+ * The slice of a thread outside the domain, the talk's cal_Tslice(): it
+ * runs until the earliest deadline in the domain, @wait from now, and on
+ * from there until its E, @e at the level it shares with the domain, where
+ * it is charged at @weight, has passed the domain's @e_dom: until then the
+ * domain's turn has not come, as fair share has it.  0: the domain is due.
+ * A domain behind the outsider may take the CPU before the deadline (by E,
+ * as any entity does); this slice only ensures it does by the deadline,
+ * not the allowance C after it.
+ */
+static u64 bvt_coop_tslice(u64 wait, u64 e, u64 e_dom, u32 weight)
+{
+	u64 catch_up = 0;
+
+	if (!vt_before(e_dom, e))
+		catch_up = mul_u64_u32_div(e_dom - e + 1, weight,
+					   BVT_WEIGHT_UNIT) + 1;
+	return max(wait, catch_up);
+}
+
+/*
+ * The slice of @bt, running on @rq, if it runs outside @rq's domain and
+ * the domain has a member with a deadline that it would run, were it
+ * picked at the level it shares with @bt.
+ */
+static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
+				    u64 *left)
+{
+	struct bvt_coop_domain *dom = &rq->bvt.coop;
+	const struct bvt_entity *se = &bt->se, *dse = &dom->lv.se;
+	const struct bvt_entity *below;
+	struct rb_node *node;
+	u64 now;
+
+	if (likely(!dse->on_rq) || se->lv == &dom->lv)
+		return false;
+	node = rb_first_cached(&dom->deadlines);
+	if (!node)
+		return false;
+	bvt_find_match(&se, &dse);
+	for (below = &dom->lv.se; below != dse; below = below->parent) {
+		if (bvt_pick_entity(below->lv) != below)
+			return false;
+	}
+	now = bvt_coop_now();
+	*left = rb_entry(node, struct sched_bvt_coop_state, dl_node)->deadline;
+	*left = bvt_coop_tslice(*left > now ? *left - now : 0, bvt_evt(se),
+				bvt_evt(dse), se->weight);
+	return true;
+}
+
+/*
+ * From the enforcement timer: if the domain's deadline has come for the
+ * outsider that runs on @rq, switch.  True if it did.
+ */
+static bool bvt_coop_check_outsider(struct rq *rq)
+{
+	struct task_struct *curr = rq->curr;
+	u64 left;
+
+	if (curr->sched_class != &bvt_sched_class ||
+	    !bvt_coop_outsider_slice(rq, &curr->bvt, &left) || left)
+		return false;
+	resched_curr(rq);
+	return true;
+}
+
+/*
+ * Member @p was queued on @rq: a deadline of its may end the slice of the
+ * outsider that runs there.
+ */
+static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p)
+{
+	struct task_struct *curr = rq->curr;
+
+	if (bvt_coop_has_deadline(&p->bvt.coop) &&
+	    curr->sched_class == &bvt_sched_class &&
+	    curr->bvt.se.lv != &rq->bvt.coop.lv)
+		bvt_enforce_arm(rq, &curr->bvt);
+}
+
 static bool bvt_coop_valid(const struct sched_bvt_coop *in)
 {
 	if (in->flags & ~BVT_COOP_IN_FLAGS || !(in->flags & BVT_COOP_IN_FLAGS))

@@ -11,6 +11,7 @@
  *  - best-effort events run most important first, in whole runs;
  *  - a member that exits, execs or leaves the class is no longer reported;
  *  - a member that does not yield is policed, and the others run on time;
+ *  - a thread outside the domain gives the CPU up at a member's deadline;
  *  - a best-effort thread and a SCHED_OTHER one beside four members keep
  *    the shares they would have beside four best-effort threads;
  *  - errors: EINVAL, E2BIG, EFAULT, and EINVAL for a caller that is not a
@@ -486,6 +487,72 @@ TEST(a_member_that_does_not_yield_is_policed)
 	EXPECT_GT(50, worst);
 	/* Its next call, within the penalty, says so. */
 	EXPECT_TRUE(o.out.flags & SCHED_BVT_COOP_POLICED);
+}
+
+/* A best-effort thread outside the domain that spins until stopped. */
+struct outsider {
+	pthread_t thread;
+	atomic_int stop;
+	atomic_int tid;
+	int err;
+};
+
+static void *outsider_main(void *arg)
+{
+	struct outsider *o = arg;
+
+	if (become_member_thread()) {
+		o->err = errno;
+		return NULL;
+	}
+	atomic_store(&o->tid, gettid());
+	while (!atomic_load(&o->stop))
+		;
+	return NULL;
+}
+
+#define ALLOWANCE_SYSCTL	"kernel/sched_bvt_allowance_ns"
+
+/*
+ * cal_Tslice(): a thread outside the domain runs until the domain's
+ * earliest deadline, or on until its virtual time passes the domain's if
+ * the domain is ahead, not for the allowance C past it.  With C at 50 ms,
+ * a member with deadlines 30 ms apart beside a best-effort spinner wakes
+ * level with it (SVT), so only the slice switches to it at the deadline:
+ * without it, the tick would, C later (each time, 50 ms and more).  Half
+ * of C leaves ticks and emulation 25 ms.
+ */
+TEST(a_deadline_ends_an_outsiders_slice)
+{
+	unsigned long long allowance = read_sysctl(ALLOWANCE_SYSCTL);
+	struct outsider o = { };
+	struct deadliner d = { };
+	double late, worst = 0, ran;
+	int i;
+
+	controller();
+	write_sysctl(ALLOWANCE_SYSCTL, 50 * MS);
+	pthread_create(&o.thread, NULL, outsider_main, &o);
+	usleep(20000);
+	pthread_create(&d.thread, NULL, deadliner_main, &d);
+	pthread_join(d.thread, NULL);
+	ran = proc_sched_field(atomic_load(&o.tid), "se.sum_exec_runtime");
+	atomic_store(&o.stop, 1);
+	pthread_join(o.thread, NULL);
+	write_sysctl(ALLOWANCE_SYSCTL, allowance);
+
+	ASSERT_EQ(0, o.err);
+	ASSERT_EQ(0, d.err);
+	for (i = 0; i < ROUNDS; i++) {
+		late = (d.back[i] - d.deadline[i]) / 1e6;
+		if (late > worst)
+			worst = late;
+	}
+	TH_LOG("the deadline's owner back %.2f ms late at most; the outsider ran %.0f ms",
+	       worst, ran);
+	EXPECT_GT(25, worst);
+	/* The outsider ran between the deadlines: it was not starved. */
+	EXPECT_LT(ROUNDS * 30 / 2, ran);
 }
 
 #define N_RUNS		20
