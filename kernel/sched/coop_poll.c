@@ -534,6 +534,7 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 	} else {
 		/* Until the deadline; a signal restarts the call (it is absolute). */
 		t = ns_to_ktime(in->deadline);
+		WRITE_ONCE(p->bvt.coop.waiting, 1);
 		for (;;) {
 			set_current_state(TASK_INTERRUPTIBLE);
 			if (!schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
@@ -544,6 +545,7 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 				break;
 			}
 		}
+		WRITE_ONCE(p->bvt.coop.waiting, 0);
 	}
 	if (p->nvcsw + p->nivcsw != switches)
 		p->bvt.coop.nr_yields++;
@@ -562,7 +564,9 @@ static struct rb_node *bvt_coop_first_other(struct rb_root_cached *root,
 /*
  * The earliest deadline of the members of @dom but @self that is still to
  * be met: a member blocked elsewhere (not in coop_poll()) past its
- * deadline runs when it wakes, and is not to be yielded to before.
+ * deadline runs when it wakes, and is not to be yielded to before.  One
+ * that sleeps in coop_poll() is reported past its deadline too: its timer
+ * is about to wake it.
  */
 static struct sched_bvt_coop_state *
 bvt_coop_next_deadline(struct bvt_coop_domain *dom,
@@ -575,7 +579,7 @@ bvt_coop_next_deadline(struct bvt_coop_domain *dom,
 		cs = rb_entry(node, struct sched_bvt_coop_state, all_node);
 		if (cs == self)
 			continue;
-		if (cs->deadline <= now &&
+		if (cs->deadline <= now && !READ_ONCE(cs->waiting) &&
 		    !container_of(cs, struct sched_bvt_entity, coop)->se.on_rq)
 			continue;
 		return cs;

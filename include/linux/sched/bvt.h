@@ -57,6 +57,8 @@ struct sched_bvt_coop_state {
 	u32				flags;		/* SCHED_BVT_COOP_* */
 	/* it asked to cooperate, and has not left */
 	unsigned int			member;
+	/* it sleeps in coop_poll() until its deadline */
+	unsigned int			waiting;
 	/* sum_exec_runtime by which it is to call coop_poll() again */
 	u64				slice_end;
 	/* CLOCK_MONOTONIC ns until which it is policed, out of the domain */
