@@ -102,6 +102,13 @@ enum bvt_warp_reason {
 	BVT_WARP_SIGNAL,	/* an SA_BVT_WARP signal is on its way */
 };
 
+/* Why a cooperation domain runs a member (sched_bvt_coop_dispatch). */
+enum bvt_coop_reason {
+	BVT_COOP_EXPIRED,	/* its deadline has expired, the earliest */
+	BVT_COOP_EVENT,		/* its event is the most important */
+	BVT_COOP_DEADLINE,	/* no event: its deadline comes first */
+};
+
 /* Why a thread moved to another CPU (sched_bvt_migrate). */
 enum bvt_migrate_reason {
 	BVT_MIGRATE_WAKEUP,	/* placed where it runs sooner */

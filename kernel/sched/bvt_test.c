@@ -391,6 +391,17 @@ static void bvt_test_pi_merge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pi.flags, 0U);
 }
 
+/* The member a domain picks, if it picks it for @why. */
+static struct bvt_entity *bvt_test_coop_pick_why(struct bvt_level *lv,
+						 int why)
+{
+	struct bvt_entity *se;
+	int reason = -1;
+
+	se = __bvt_coop_pick(lv, &reason);
+	return se && reason == why ? se : NULL;
+}
+
 /*
  * A cooperation domain runs the earliest expired deadline, else the most
  * important event, else the earliest deadline; its weight is its runnable
@@ -422,11 +433,14 @@ static void bvt_test_coop_pick(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lv->se.weight, 1024U + 2048U + 4096U);
 
 	/* Events before a deadline yet to come, the most important first. */
-	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[1].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EVENT),
+			    &bt[1].se);
 	bvt_dequeue_entity(lv, &bt[1].se);
-	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[0].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EVENT),
+			    &bt[0].se);
 	bvt_dequeue_entity(lv, &bt[0].se);
-	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[2].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_DEADLINE),
+			    &bt[2].se);
 	KUNIT_EXPECT_EQ(test, lv->se.weight, 4096U);
 
 	/* An expired deadline before any event. */
@@ -435,12 +449,13 @@ static void bvt_test_coop_pick(struct kunit *test)
 	bvt_dequeue_entity(lv, &bt[2].se);
 	bt[2].coop.deadline = now - 1;
 	bvt_enqueue_entity(lv, &bt[2].se, 0);
-	KUNIT_EXPECT_PTR_EQ(test, bvt_coop_pick(lv), &bt[2].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EXPIRED),
+			    &bt[2].se);
 
 	/* The last one out leaves a weight to charge at. */
 	for (i = 0; i < 3; i++)
 		bvt_dequeue_entity(lv, &bt[i].se);
-	KUNIT_EXPECT_NULL(test, bvt_coop_pick(lv));
+	KUNIT_EXPECT_NULL(test, bvt_test_coop_pick_why(lv, BVT_COOP_DEADLINE));
 	KUNIT_EXPECT_NE(test, lv->se.weight, 0U);
 }
 

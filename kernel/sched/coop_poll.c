@@ -156,20 +156,45 @@ static struct bvt_entity *bvt_coop_ev_entity(struct rb_node *node)
  * choose_next_coop_task(): the earliest expired deadline, else the most
  * important event, else the earliest deadline.  Every runnable member has
  * a deadline or an event (coop_poll() takes nothing else), so a domain
- * with runnable members always has one to run.
+ * with runnable members always has one to run.  Why, in @reason.
  */
-static struct bvt_entity *bvt_coop_pick(struct bvt_level *lv)
+static struct bvt_entity *__bvt_coop_pick(struct bvt_level *lv, int *reason)
 {
 	struct bvt_coop_domain *dom = bvt_coop_of(lv);
 	struct rb_node *dl = rb_first_cached(&dom->deadlines);
 	struct rb_node *ev = rb_first_cached(&dom->events);
 
+	*reason = BVT_COOP_EXPIRED;
 	if (dl && rb_entry(dl, struct sched_bvt_coop_state, dl_node)->deadline <=
 		  bvt_coop_now())
 		return bvt_coop_dl_entity(dl);
+	*reason = BVT_COOP_EVENT;
 	if (ev)
 		return bvt_coop_ev_entity(ev);
+	*reason = BVT_COOP_DEADLINE;
 	return dl ? bvt_coop_dl_entity(dl) : NULL;
+}
+
+/*
+ * The domain's pick, traced; the KUnit cases call __bvt_coop_pick(): their
+ * entities are not in tasks.
+ */
+static struct bvt_entity *bvt_coop_pick(struct bvt_level *lv)
+{
+	struct sched_bvt_coop_state *cs;
+	struct bvt_entity *se;
+	int reason;
+
+	se = __bvt_coop_pick(lv, &reason);
+	if (se && trace_sched_bvt_coop_dispatch_enabled()) {
+		cs = bvt_coop_state(se);
+		trace_sched_bvt_coop_dispatch(bvt_task_of(se), reason,
+					      bvt_coop_has_deadline(cs) ?
+					      cs->deadline : -1,
+					      bvt_coop_has_event(cs) ?
+					      cs->priority : -1);
+	}
+	return se;
 }
 
 /* A domain does not run warped: its members' warps are not used in it. */

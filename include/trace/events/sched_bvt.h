@@ -31,6 +31,17 @@ TRACE_DEFINE_ENUM(BVT_WARP_SIGNAL);
 			 { BVT_WARP_PARAMS, "params" },		\
 			 { BVT_WARP_SIGNAL, "signal" })
 
+/* Why a cooperation domain runs a member: enum bvt_coop_reason. */
+TRACE_DEFINE_ENUM(BVT_COOP_EXPIRED);
+TRACE_DEFINE_ENUM(BVT_COOP_EVENT);
+TRACE_DEFINE_ENUM(BVT_COOP_DEADLINE);
+
+#define show_bvt_coop_reason(reason)				\
+	__print_symbolic(reason,				\
+			 { BVT_COOP_EXPIRED, "expired-deadline" },	\
+			 { BVT_COOP_EVENT, "event" },		\
+			 { BVT_COOP_DEADLINE, "deadline" })
+
 /* Why a thread moved to another CPU: enum bvt_migrate_reason. */
 TRACE_DEFINE_ENUM(BVT_MIGRATE_WAKEUP);
 TRACE_DEFINE_ENUM(BVT_MIGRATE_PUSH);
@@ -261,6 +272,38 @@ TRACE_EVENT(sched_bvt_coop_police,
 
 	TP_printk("comm=%s pid=%d penalty_ns=%llu", __entry->comm,
 		  __entry->pid, __entry->penalty_ns)
+);
+
+/*
+ * A cooperation domain picks the member to run, and why: the deadline and
+ * event priority it gave (-1: none).
+ */
+TRACE_EVENT(sched_bvt_coop_dispatch,
+
+	TP_PROTO(struct task_struct *p, int reason, s64 deadline, int priority),
+
+	TP_ARGS(p, reason, deadline, priority),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(int,	reason)
+		__field(s64,	deadline)
+		__field(int,	priority)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->reason		= reason;
+		__entry->deadline	= deadline;
+		__entry->priority	= priority;
+	),
+
+	TP_printk("comm=%s pid=%d reason=%s deadline=%lld priority=%d",
+		  __entry->comm, __entry->pid,
+		  show_bvt_coop_reason(__entry->reason),
+		  __entry->deadline, __entry->priority)
 );
 
 #endif /* _TRACE_SCHED_BVT_H */

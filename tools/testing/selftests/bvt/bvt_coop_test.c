@@ -15,7 +15,8 @@
  *  - a best-effort thread and a SCHED_OTHER one beside four members keep
  *    the shares they would have beside four best-effort threads;
  *  - errors: EINVAL, E2BIG, EFAULT, and EINVAL for a caller that is not a
- *    best-effort SCHED_BVT thread.
+ *    best-effort SCHED_BVT thread;
+ *  - the tracepoints show joins, calls, dispatches and leaves.
  */
 #include "bvt_util.h"
 
@@ -317,6 +318,7 @@ TEST(out_reports_the_end_of_the_turn)
 /* Wakes at deadlines 30 ms apart, and records when it returned. */
 struct deadliner {
 	pthread_t thread;
+	atomic_int tid;
 	unsigned long long deadline[ROUNDS], back[ROUNDS];
 	int err;
 };
@@ -327,6 +329,7 @@ static void *deadliner_main(void *arg)
 	struct sched_bvt_coop out;
 	int i;
 
+	atomic_store(&d->tid, gettid());
 	if (become_member_thread()) {
 		d->err = errno;
 		return NULL;
@@ -345,6 +348,7 @@ static void *deadliner_main(void *arg)
 #define MAX_RETURNS	4096
 struct spinner {
 	pthread_t thread;
+	atomic_int tid;
 	atomic_int stop;
 	unsigned long long back[MAX_RETURNS];
 	atomic_int n;
@@ -358,6 +362,7 @@ static void *spinner_main(void *arg)
 	unsigned long long end;
 	int n;
 
+	atomic_store(&s->tid, gettid());
 	if (become_member_thread()) {
 		s->err = errno;
 		return NULL;
@@ -415,6 +420,98 @@ TEST(expired_deadline_runs_before_an_event)
 	       most);
 	/* One call may be on its way as the deadline passes. */
 	EXPECT_GE(1, most);
+	free(s);
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+
+static const char * const coop_events[] = {
+	"sched_bvt_coop_member", "sched_bvt_coop_poll",
+	"sched_bvt_coop_dispatch",
+};
+
+static void trace_coop_events(int on)
+{
+	char path[256];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(coop_events); i++) {
+		snprintf(path, sizeof(path), TRACEFS "/events/sched_bvt/%s/enable",
+			 coop_events[i]);
+		write_file(path, on ? "1" : "0");
+	}
+	if (on)
+		write_file(TRACEFS "/trace", "");
+}
+
+/* What the trace says of thread @tid. */
+struct coop_trace {
+	int joined, left, polls, expired, events;
+};
+
+static void read_coop_trace(pid_t tid, struct coop_trace *ct)
+{
+	FILE *f = fopen(TRACEFS "/trace", "r");
+	char line[512], pid[32];
+
+	memset(ct, 0, sizeof(*ct));
+	snprintf(pid, sizeof(pid), " pid=%d ", tid);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, pid))
+			continue;
+		ct->joined += !!strstr(line, "sched_bvt_coop_member:") &&
+			      !!strstr(line, " joined");
+		ct->left += !!strstr(line, "sched_bvt_coop_member:") &&
+			    !!strstr(line, " left");
+		ct->polls += !!strstr(line, "sched_bvt_coop_poll:");
+		ct->expired += !!strstr(line, "reason=expired-deadline");
+		ct->events += !!strstr(line, "reason=event");
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The deadline and the spinner of expired_deadline_runs_before_an_event,
+ * traced: each joins and leaves once, every call of the deadline's owner
+ * is traced, and the domain dispatches it for its expired deadline at
+ * least once a round, the spinner for its event.
+ */
+TEST(tracepoints_show_joins_dispatches_and_leaves)
+{
+	struct spinner *s = calloc(1, sizeof(*s));
+	struct coop_trace dt, st;
+	struct deadliner d = { };
+
+	ASSERT_NE(NULL, s);
+	if (access(TRACEFS "/events/sched_bvt/sched_bvt_coop_dispatch", F_OK))
+		SKIP(return, "no sched_bvt_coop_dispatch in " TRACEFS);
+	controller();
+	trace_coop_events(1);
+	pthread_create(&s->thread, NULL, spinner_main, s);
+	usleep(20000);
+	pthread_create(&d.thread, NULL, deadliner_main, &d);
+	pthread_join(d.thread, NULL);
+	atomic_store(&s->stop, 1);
+	pthread_join(s->thread, NULL);
+	trace_coop_events(0);
+	ASSERT_EQ(0, d.err);
+	ASSERT_EQ(0, s->err);
+
+	read_coop_trace(atomic_load(&d.tid), &dt);
+	read_coop_trace(atomic_load(&s->tid), &st);
+	TH_LOG("deadline's owner: joined %d, left %d, %d calls, %d expired-deadline dispatches",
+	       dt.joined, dt.left, dt.polls, dt.expired);
+	TH_LOG("spinner: joined %d, left %d, %d calls, %d event dispatches",
+	       st.joined, st.left, st.polls, st.events);
+	EXPECT_EQ(1, dt.joined);
+	EXPECT_EQ(1, dt.left);
+	EXPECT_EQ(ROUNDS, dt.polls);
+	EXPECT_LE(ROUNDS, dt.expired);
+	EXPECT_EQ(1, st.joined);
+	EXPECT_EQ(1, st.left);
+	EXPECT_LE(ROUNDS * 10, st.polls);
+	EXPECT_LE(ROUNDS * 10, st.events);
 	free(s);
 }
 
