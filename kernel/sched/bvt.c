@@ -169,7 +169,7 @@ static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt);
 static void bvt_coop_check_slice(struct rq *rq);
 static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
 				    u64 *left);
-static bool bvt_coop_check_outsider(struct rq *rq);
+static void bvt_coop_check_outsider(struct rq *rq);
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
@@ -668,14 +668,17 @@ static u64 bvt_limit_left(struct sched_bvt_entity *bt)
  * for so long: run warped (L), run as a member of a cooperation domain
  * without calling coop_poll() (its slice), and run outside the domain when
  * a member's deadline comes (see coop_poll.c).  It fires at the first of
- * those to end; 0 is none.
+ * those to end; 0 is none.  An outsider whose slice has ended and that is
+ * already to be switched out has none: the switch arms the timer anew, and
+ * if it keeps the CPU after all, the tick's allowance C ends it.
  */
 static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 {
 	u64 left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
 	u64 outsider;
 
-	if (unlikely(bvt_coop_outsider_slice(rq, bt, &outsider)))
+	if (unlikely(bvt_coop_outsider_slice(rq, bt, &outsider)) &&
+	    (outsider || !test_tsk_need_resched(rq->curr)))
 		left = min_not_zero(left, outsider ?: 1);
 	return left;
 }
@@ -684,7 +687,8 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
  * Start @rq's enforcement timer for @bt, which runs there.  Called with
  * @rq locked.  The timer is pinned and only started on its own CPU, as
  * hrtick does: a change made from another CPU (sched_setattr(), PI, a
- * signal) asks @rq's CPU to look again at what runs there.  It is stopped
+ * signal, a member's wake-up) asks @rq's CPU to look again at what runs
+ * there.  It is stopped
  * when its thread is put.
  */
 static void bvt_enforce_arm(struct rq *rq, struct sched_bvt_entity *bt)
@@ -746,7 +750,6 @@ static void bvt_check_limit(struct rq *rq)
 /*
  * Re-armed, if need be, under the rq lock and never by returning
  * HRTIMER_RESTART: a remote change may have started it again meanwhile.
- * Not when the domain takes the CPU: the switch arms it for what runs next.
  */
 static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 {
@@ -758,8 +761,8 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	update_curr_bvt(rq);
 	bvt_check_limit(rq);
 	bvt_coop_check_slice(rq);
-	if (!bvt_coop_check_outsider(rq))
-		bvt_enforce_rearm(rq);
+	bvt_coop_check_outsider(rq);
+	bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
 }

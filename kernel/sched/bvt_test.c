@@ -393,10 +393,10 @@ static void bvt_test_pi_merge(struct kunit *test)
 
 /* The member a domain picks, if it picks it for @why. */
 static struct bvt_entity *bvt_test_coop_pick_why(struct bvt_level *lv,
-						 int why)
+						 enum bvt_coop_reason why)
 {
+	enum bvt_coop_reason reason;
 	struct bvt_entity *se;
-	int reason = -1;
 
 	se = __bvt_coop_pick(lv, &reason);
 	return se && reason == why ? se : NULL;
@@ -413,6 +413,7 @@ static void bvt_test_coop_pick(struct kunit *test)
 	struct sched_bvt_entity *bt = kunit_kcalloc(test, 3, sizeof(*bt),
 						    GFP_KERNEL);
 	u64 now = ktime_get_mono_fast_ns();
+	enum bvt_coop_reason reason;
 	struct bvt_level *lv;
 	int i;
 
@@ -455,7 +456,7 @@ static void bvt_test_coop_pick(struct kunit *test)
 	/* The last one out leaves a weight to charge at. */
 	for (i = 0; i < 3; i++)
 		bvt_dequeue_entity(lv, &bt[i].se);
-	KUNIT_EXPECT_NULL(test, bvt_test_coop_pick_why(lv, BVT_COOP_DEADLINE));
+	KUNIT_EXPECT_NULL(test, __bvt_coop_pick(lv, &reason));
 	KUNIT_EXPECT_NE(test, lv->se.weight, 0U);
 }
 
@@ -482,6 +483,10 @@ static void bvt_test_coop_tslice(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(7 * ms, e, e + 2 * ms, 1024), 7 * ms);
 	/* Across the wrap of E. */
 	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, -ms, ms, 1024) / ms, 2ULL);
+	/* Far ahead, at the largest weight: a second of E at most, no wrap. */
+	KUNIT_EXPECT_EQ(test, bvt_coop_tslice(0, 0, -1ULL >> 1,
+					      SCHED_BVT_WEIGHT_MAX) / ms,
+			(u64)SCHED_BVT_WEIGHT_MAX * 1000 / 1024);
 }
 
 static struct kunit_case bvt_test_cases[] = {

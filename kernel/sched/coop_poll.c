@@ -158,41 +158,43 @@ static struct bvt_entity *bvt_coop_ev_entity(struct rb_node *node)
  * a deadline or an event (coop_poll() takes nothing else), so a domain
  * with runnable members always has one to run.  Why, in @reason.
  */
-static struct bvt_entity *__bvt_coop_pick(struct bvt_level *lv, int *reason)
+static struct bvt_entity *__bvt_coop_pick(struct bvt_level *lv,
+					  enum bvt_coop_reason *reason)
 {
 	struct bvt_coop_domain *dom = bvt_coop_of(lv);
 	struct rb_node *dl = rb_first_cached(&dom->deadlines);
 	struct rb_node *ev = rb_first_cached(&dom->events);
 
-	*reason = BVT_COOP_EXPIRED;
 	if (dl && rb_entry(dl, struct sched_bvt_coop_state, dl_node)->deadline <=
-		  bvt_coop_now())
+		  bvt_coop_now()) {
+		*reason = BVT_COOP_EXPIRED;
 		return bvt_coop_dl_entity(dl);
-	*reason = BVT_COOP_EVENT;
-	if (ev)
+	}
+	if (ev) {
+		*reason = BVT_COOP_EVENT;
 		return bvt_coop_ev_entity(ev);
+	}
 	*reason = BVT_COOP_DEADLINE;
 	return dl ? bvt_coop_dl_entity(dl) : NULL;
 }
 
 /*
- * The domain's pick, traced; the KUnit cases call __bvt_coop_pick(): their
- * entities are not in tasks.
+ * The domain's pick, traced: every pick, a member's re-pick and a core
+ * scheduling sibling's look included.  Only a CPU's pick of its threads
+ * calls it; the KUnit cases call __bvt_coop_pick(), their entities not
+ * being in tasks.
  */
 static struct bvt_entity *bvt_coop_pick(struct bvt_level *lv)
 {
+	enum bvt_coop_reason reason;
 	struct sched_bvt_coop_state *cs;
 	struct bvt_entity *se;
-	int reason;
 
 	se = __bvt_coop_pick(lv, &reason);
 	if (se && trace_sched_bvt_coop_dispatch_enabled()) {
 		cs = bvt_coop_state(se);
-		trace_sched_bvt_coop_dispatch(bvt_task_of(se), reason,
-					      bvt_coop_has_deadline(cs) ?
-					      cs->deadline : -1,
-					      bvt_coop_has_event(cs) ?
-					      cs->priority : -1);
+		trace_sched_bvt_coop_dispatch(bvt_task_of(se), reason, cs->flags,
+					      cs->deadline, cs->priority);
 	}
 	return se;
 }
@@ -416,23 +418,27 @@ static void bvt_coop_check_slice(struct rq *rq)
 	resched_curr(rq);
 }
 
+/* A domain this far ahead of an outsider waits for the tick's allowance. */
+#define BVT_COOP_CATCH_UP_MAX	NSEC_PER_SEC
+
 /*
  * The slice of a thread outside the domain, the talk's cal_Tslice(): it
- * runs until the earliest deadline in the domain, @wait from now, and on
- * from there until its E, @e at the level it shares with the domain, where
- * it is charged at @weight, has passed the domain's @e_dom: until then the
- * domain's turn has not come, as fair share has it.  0: the domain is due.
- * A domain behind the outsider may take the CPU before the deadline (by E,
- * as any entity does); this slice only ensures it does by the deadline,
- * not the allowance C after it.
+ * runs until the later of the earliest deadline in the domain, @wait from
+ * now, and the time its E, @e at the level it shares with the domain,
+ * where it is charged at @weight, takes to pass the domain's @e_dom: until
+ * then the domain's turn has not come, as fair share has it.  0: the
+ * domain is due.  A domain behind the outsider may take the CPU before the
+ * deadline (by E, as any entity does); this slice only ensures it does by
+ * the deadline, not the allowance C after it.
  */
 static u64 bvt_coop_tslice(u64 wait, u64 e, u64 e_dom, u32 weight)
 {
-	u64 catch_up = 0;
+	u64 ahead, catch_up = 0;
 
-	if (!vt_before(e_dom, e))
-		catch_up = mul_u64_u32_div(e_dom - e + 1, weight,
-					   BVT_WEIGHT_UNIT) + 1;
+	if (!vt_before(e_dom, e)) {
+		ahead = min_t(u64, e_dom - e + 1, BVT_COOP_CATCH_UP_MAX);
+		catch_up = mul_u64_u32_div(ahead, weight, BVT_WEIGHT_UNIT) + 1;
+	}
 	return max(wait, catch_up);
 }
 
@@ -448,7 +454,7 @@ static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
 	const struct bvt_entity *se = &bt->se, *dse = &dom->lv.se;
 	const struct bvt_entity *below;
 	struct rb_node *node;
-	u64 now;
+	u64 now, deadline;
 
 	if (likely(!dse->on_rq) || se->lv == &dom->lv)
 		return false;
@@ -461,39 +467,38 @@ static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
 			return false;
 	}
 	now = bvt_coop_now();
-	*left = rb_entry(node, struct sched_bvt_coop_state, dl_node)->deadline;
-	*left = bvt_coop_tslice(*left > now ? *left - now : 0, bvt_evt(se),
-				bvt_evt(dse), se->weight);
+	deadline = rb_entry(node, struct sched_bvt_coop_state, dl_node)->deadline;
+	*left = bvt_coop_tslice(deadline > now ? deadline - now : 0,
+				bvt_evt(se), bvt_evt(dse), se->weight);
 	return true;
 }
 
 /*
  * From the enforcement timer: if the domain's deadline has come for the
- * outsider that runs on @rq, switch.  True if it did.
+ * outsider that runs on @rq, switch.
  */
-static bool bvt_coop_check_outsider(struct rq *rq)
+static void bvt_coop_check_outsider(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
 	u64 left;
 
-	if (curr->sched_class != &bvt_sched_class ||
-	    !bvt_coop_outsider_slice(rq, &curr->bvt, &left) || left)
-		return false;
-	resched_curr(rq);
-	return true;
+	if (curr->sched_class == &bvt_sched_class &&
+	    bvt_coop_outsider_slice(rq, &curr->bvt, &left) && !left)
+		resched_curr(rq);
 }
 
 /*
- * Member @p was queued on @rq: a deadline of its may end the slice of the
- * outsider that runs there.
+ * Member @p was queued on @rq: if its deadline is now the domain's
+ * earliest, it may end the slice of the outsider that runs there sooner.
  */
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p)
 {
+	struct bvt_coop_domain *dom = &rq->bvt.coop;
 	struct task_struct *curr = rq->curr;
 
-	if (bvt_coop_has_deadline(&p->bvt.coop) &&
+	if (rb_first_cached(&dom->deadlines) == &p->bvt.coop.dl_node &&
 	    curr->sched_class == &bvt_sched_class &&
-	    curr->bvt.se.lv != &rq->bvt.coop.lv)
+	    curr->bvt.se.lv != &dom->lv && !test_tsk_need_resched(curr))
 		bvt_enforce_arm(rq, &curr->bvt);
 }
 
@@ -559,6 +564,11 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 	} else {
 		/* Until the deadline; a signal restarts the call (it is absolute). */
 		t = ns_to_ktime(in->deadline);
+		/*
+		 * Set before the sleep dequeues it, under its rq lock, which
+		 * bvt_coop_next_deadline() holds: who sees it off its queue
+		 * sees it waiting.
+		 */
 		WRITE_ONCE(p->bvt.coop.waiting, 1);
 		for (;;) {
 			set_current_state(TASK_INTERRUPTIBLE);

@@ -275,34 +275,37 @@ TRACE_EVENT(sched_bvt_coop_police,
 );
 
 /*
- * A cooperation domain picks the member to run, and why: the deadline and
- * event priority it gave (-1: none).
+ * A cooperation domain picks the member to run, and why; with the events
+ * the member gave, as sched_bvt_coop_poll shows them.
  */
 TRACE_EVENT(sched_bvt_coop_dispatch,
 
-	TP_PROTO(struct task_struct *p, int reason, s64 deadline, int priority),
+	TP_PROTO(struct task_struct *p, int reason, u32 flags, u64 deadline,
+		 u32 priority),
 
-	TP_ARGS(p, reason, deadline, priority),
+	TP_ARGS(p, reason, flags, deadline, priority),
 
 	TP_STRUCT__entry(
 		__array(char,	comm,	TASK_COMM_LEN)
 		__field(pid_t,	pid)
 		__field(int,	reason)
-		__field(s64,	deadline)
-		__field(int,	priority)
+		__field(u32,	flags)
+		__field(u64,	deadline)
+		__field(u32,	priority)
 	),
 
 	TP_fast_assign(
 		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
 		__entry->pid		= p->pid;
 		__entry->reason		= reason;
+		__entry->flags		= flags;
 		__entry->deadline	= deadline;
 		__entry->priority	= priority;
 	),
 
-	TP_printk("comm=%s pid=%d reason=%s deadline=%lld priority=%d",
+	TP_printk("comm=%s pid=%d reason=%s flags=0x%x deadline=%llu priority=%u",
 		  __entry->comm, __entry->pid,
-		  show_bvt_coop_reason(__entry->reason),
+		  show_bvt_coop_reason(__entry->reason), __entry->flags,
 		  __entry->deadline, __entry->priority)
 );
 

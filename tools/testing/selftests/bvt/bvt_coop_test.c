@@ -22,12 +22,14 @@
 
 #include <semaphore.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 
 #define PERIOD_SYSCTL	"kernel/sched_bvt_coop_period_ns"
+#define PENALTY_SYSCTL	"kernel/sched_bvt_coop_penalty_ns"
 #define MS		1000000ULL
 
 static int coop_poll(const struct sched_bvt_coop *in,
@@ -71,8 +73,11 @@ static int test_cpu(void)
 	return get_nprocs() - 1;
 }
 
-/* Pin the caller to the test CPU and make it a best-effort BVT thread. */
-static int become_member_thread(void)
+/*
+ * Pin the caller to the test CPU and make it a best-effort BVT thread: a
+ * member from its first coop_poll().
+ */
+static int become_bvt_thread(void)
 {
 	struct sched_attr attr = bvt_attr(0, 0);
 
@@ -110,7 +115,7 @@ TEST(errors)
 
 	/* Not a SCHED_BVT thread. */
 	EXPECT_EQ(-EINVAL, poll_out(in, &out));
-	ASSERT_EQ(0, become_member_thread());
+	ASSERT_EQ(0, become_bvt_thread());
 
 	EXPECT_EQ(-1, coop_poll(&in, NULL, 1));
 	EXPECT_EQ(EINVAL, errno);
@@ -171,7 +176,7 @@ static void *sleeper_main(void *arg)
 	struct sleeper *s = arg;
 	struct sched_bvt_coop out;
 
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		s->err = errno;
 		return NULL;
 	}
@@ -195,7 +200,7 @@ static void *poller_main(void *arg)
 	struct poller *p = arg;
 	struct sched_bvt_coop out;
 
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		p->err = errno;
 		return NULL;
 	}
@@ -223,7 +228,7 @@ static void *reporter_main(void *arg)
 	struct reporter *r = arg;
 	struct sched_bvt_coop out;
 
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		r->err = errno;
 		return NULL;
 	}
@@ -294,7 +299,7 @@ TEST(out_reports_the_end_of_the_turn)
 	controller();
 	set_period(5 * MS);
 	pin_self(test_cpu());
-	ASSERT_EQ(0, become_member_thread());
+	ASSERT_EQ(0, become_bvt_thread());
 	t = now_ns();
 	ASSERT_EQ(0, poll_out(coop_in(SCHED_BVT_COOP_EVENT, 0, 0), &out));
 	/*
@@ -330,7 +335,7 @@ static void *deadliner_main(void *arg)
 	int i;
 
 	atomic_store(&d->tid, gettid());
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		d->err = errno;
 		return NULL;
 	}
@@ -363,7 +368,7 @@ static void *spinner_main(void *arg)
 	int n;
 
 	atomic_store(&s->tid, gettid());
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		s->err = errno;
 		return NULL;
 	}
@@ -423,25 +428,34 @@ TEST(expired_deadline_runs_before_an_event)
 	free(s);
 }
 
-#define TRACEFS		"/sys/kernel/tracing"
+/* A trace instance of its own: the global buffer and events are left be. */
+#define TRACE_DIR	"/sys/kernel/tracing/instances/bvt_coop_test"
 
 static const char * const coop_events[] = {
 	"sched_bvt_coop_member", "sched_bvt_coop_poll",
 	"sched_bvt_coop_dispatch",
 };
 
-static void trace_coop_events(int on)
+/* 0, or -1 if the instance or its events could not be set up. */
+static int trace_coop_start(void)
 {
 	char path[256];
 	unsigned int i;
 
+	if (mkdir(TRACE_DIR, 0755) && errno != EEXIST)
+		return -1;
 	for (i = 0; i < ARRAY_SIZE(coop_events); i++) {
-		snprintf(path, sizeof(path), TRACEFS "/events/sched_bvt/%s/enable",
+		snprintf(path, sizeof(path), TRACE_DIR "/events/sched_bvt/%s/enable",
 			 coop_events[i]);
-		write_file(path, on ? "1" : "0");
+		if (write_file(path, "1"))
+			return -1;
 	}
-	if (on)
-		write_file(TRACEFS "/trace", "");
+	return 0;
+}
+
+static void trace_coop_stop(void)
+{
+	write_file(TRACE_DIR "/tracing_on", "0");
 }
 
 /* What the trace says of thread @tid. */
@@ -451,7 +465,7 @@ struct coop_trace {
 
 static void read_coop_trace(pid_t tid, struct coop_trace *ct)
 {
-	FILE *f = fopen(TRACEFS "/trace", "r");
+	FILE *f = fopen(TRACE_DIR "/trace", "r");
 	char line[512], pid[32];
 
 	memset(ct, 0, sizeof(*ct));
@@ -475,31 +489,39 @@ static void read_coop_trace(pid_t tid, struct coop_trace *ct)
  * The deadline and the spinner of expired_deadline_runs_before_an_event,
  * traced: each joins and leaves once, every call of the deadline's owner
  * is traced, and the domain dispatches it for its expired deadline at
- * least once a round, the spinner for its event.
+ * least once a round, the spinner for its event.  The spinner overruns its
+ * slice at the deadlines (it does not look at what it is told): without a
+ * penalty it stays in the domain.
  */
 TEST(tracepoints_show_joins_dispatches_and_leaves)
 {
+	unsigned long long penalty = read_sysctl(PENALTY_SYSCTL);
 	struct spinner *s = calloc(1, sizeof(*s));
 	struct coop_trace dt, st;
 	struct deadliner d = { };
 
 	ASSERT_NE(NULL, s);
-	if (access(TRACEFS "/events/sched_bvt/sched_bvt_coop_dispatch", F_OK))
-		SKIP(return, "no sched_bvt_coop_dispatch in " TRACEFS);
+	if (trace_coop_start()) {
+		rmdir(TRACE_DIR);
+		free(s);
+		SKIP(return, "no trace instance with the sched_bvt_coop events");
+	}
 	controller();
-	trace_coop_events(1);
+	write_sysctl(PENALTY_SYSCTL, 0);
 	pthread_create(&s->thread, NULL, spinner_main, s);
 	usleep(20000);
 	pthread_create(&d.thread, NULL, deadliner_main, &d);
 	pthread_join(d.thread, NULL);
 	atomic_store(&s->stop, 1);
 	pthread_join(s->thread, NULL);
-	trace_coop_events(0);
+	trace_coop_stop();
+	write_sysctl(PENALTY_SYSCTL, penalty);
+	read_coop_trace(atomic_load(&d.tid), &dt);
+	read_coop_trace(atomic_load(&s->tid), &st);
+	rmdir(TRACE_DIR);
 	ASSERT_EQ(0, d.err);
 	ASSERT_EQ(0, s->err);
 
-	read_coop_trace(atomic_load(&d.tid), &dt);
-	read_coop_trace(atomic_load(&s->tid), &st);
 	TH_LOG("deadline's owner: joined %d, left %d, %d calls, %d expired-deadline dispatches",
 	       dt.joined, dt.left, dt.polls, dt.expired);
 	TH_LOG("spinner: joined %d, left %d, %d calls, %d event dispatches",
@@ -529,7 +551,7 @@ static void *overrunner_main(void *arg)
 	struct overrunner *o = arg;
 	struct sched_bvt_coop out;
 
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		o->err = errno;
 		return NULL;
 	}
@@ -542,8 +564,6 @@ static void *overrunner_main(void *arg)
 	coop_poll(NULL, NULL, 0);
 	return NULL;
 }
-
-#define PENALTY_SYSCTL	"kernel/sched_bvt_coop_penalty_ns"
 
 /*
  * A member that never yields again is policed at the end of its slice (the
@@ -598,11 +618,11 @@ static void *outsider_main(void *arg)
 {
 	struct outsider *o = arg;
 
-	if (become_member_thread()) {
+	atomic_store(&o->tid, gettid());
+	if (become_bvt_thread()) {
 		o->err = errno;
 		return NULL;
 	}
-	atomic_store(&o->tid, gettid());
 	while (!atomic_load(&o->stop))
 		;
 	return NULL;
@@ -627,6 +647,7 @@ TEST(a_deadline_ends_an_outsiders_slice)
 	double late, worst = 0, ran;
 	int i;
 
+	ASSERT_NE(0, allowance);
 	controller();
 	write_sysctl(ALLOWANCE_SYSCTL, 50 * MS);
 	pthread_create(&o.thread, NULL, outsider_main, &o);
@@ -670,7 +691,7 @@ static void *ordered_main(void *arg)
 	struct sched_bvt_coop out;
 	int i;
 
-	if (become_member_thread()) {
+	if (become_bvt_thread()) {
 		o->err = errno;
 		return NULL;
 	}
@@ -729,7 +750,7 @@ static pid_t start_child(int cmd[2], int ready[2], unsigned long long ms)
 	if (pid)
 		return pid;
 	close(cmd[1]);
-	if (become_member_thread() ||
+	if (become_bvt_thread() ||
 	    poll_out(coop_in(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_EVENT,
 			     deadline, 4), &out))
 		_exit(1);
@@ -764,7 +785,7 @@ TEST(members_leave_on_exit_exec_and_policy_change)
 
 	controller();
 	set_period(1000 * MS);
-	ASSERT_EQ(0, become_member_thread());
+	ASSERT_EQ(0, become_bvt_thread());
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(0, pipe(cmd));
 		ASSERT_EQ(0, pipe(ready));
@@ -837,7 +858,7 @@ TEST(a_blocked_members_past_deadline_is_not_reported)
 
 	controller();
 	set_period(1000 * MS);
-	ASSERT_EQ(0, become_member_thread());
+	ASSERT_EQ(0, become_bvt_thread());
 	ASSERT_EQ(0, pipe(cmd));
 	ASSERT_EQ(0, pipe(ready));
 	pid = start_child(cmd, ready, 50);
