@@ -349,6 +349,20 @@ static void *deadliner_main(void *arg)
 	return NULL;
 }
 
+/* How late the deadline's owner came back at worst, in ms. */
+static double deadliner_worst_ms(const struct deadliner *d)
+{
+	double late, worst = 0;
+	int i;
+
+	for (i = 0; i < ROUNDS; i++) {
+		late = (d->back[i] - d->deadline[i]) / 1e6;
+		if (late > worst)
+			worst = late;
+	}
+	return worst;
+}
+
 /* Spins SPIN_US between calls with the most important event. */
 #define MAX_RETURNS	4096
 struct spinner {
@@ -577,8 +591,7 @@ TEST(a_member_that_does_not_yield_is_policed)
 	unsigned long long penalty = read_sysctl(PENALTY_SYSCTL);
 	struct overrunner o = { };
 	struct deadliner d = { };
-	double late, worst = 0, policed;
-	int i;
+	double worst, policed;
 
 	controller();
 	write_sysctl(PENALTY_SYSCTL, 1000 * MS);
@@ -593,11 +606,7 @@ TEST(a_member_that_does_not_yield_is_policed)
 
 	ASSERT_EQ(0, o.err);
 	ASSERT_EQ(0, d.err);
-	for (i = 0; i < ROUNDS; i++) {
-		late = (d.back[i] - d.deadline[i]) / 1e6;
-		if (late > worst)
-			worst = late;
-	}
+	worst = deadliner_worst_ms(&d);
 	TH_LOG("policed %.0f time(s); the deadline's owner back %.2f ms late at most",
 	       policed, worst);
 	EXPECT_LE(1, policed);
@@ -644,8 +653,7 @@ TEST(a_deadline_ends_an_outsiders_slice)
 	unsigned long long allowance = read_sysctl(ALLOWANCE_SYSCTL);
 	struct outsider o = { };
 	struct deadliner d = { };
-	double late, worst = 0, ran;
-	int i;
+	double worst, ran;
 
 	ASSERT_NE(0, allowance);
 	controller();
@@ -661,11 +669,7 @@ TEST(a_deadline_ends_an_outsiders_slice)
 
 	ASSERT_EQ(0, o.err);
 	ASSERT_EQ(0, d.err);
-	for (i = 0; i < ROUNDS; i++) {
-		late = (d.back[i] - d.deadline[i]) / 1e6;
-		if (late > worst)
-			worst = late;
-	}
+	worst = deadliner_worst_ms(&d);
 	TH_LOG("the deadline's owner back %.2f ms late at most; the outsider ran %.0f ms",
 	       worst, ran);
 	EXPECT_GT(25, worst);
