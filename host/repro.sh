@@ -40,11 +40,26 @@ if [ ! "$BUILD/bin/task" -nt "$TOP/repro/task.c" ] ||
 	step "building the synthetic tasks"
 	gcc -O2 -Wall -pthread -o "$BUILD/bin/task" "$TOP/repro/task.c" -lm
 fi
+if [ ! "$BUILD/bin/players" -nt "$TOP/repro/players.c" ] ||
+   [ ! "$BUILD/bin/players" -nt "$TOP/tools/sched/coop_poll.h" ]; then
+	step "building the adaptive players"
+	gcc -O2 -Wall -pthread -isystem "$OBJ/usr/include" \
+		-o "$BUILD/bin/players" "$TOP/repro/players.c" \
+		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
+fi
 clip=$BUILD/repro/clip-352x288.mpg
 if [ ! -f "$clip" ]; then
 	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
 	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=352x288:rate=25 \
 		-t 20 -c:v mpeg2video -b:v 4000k "$clip"
+fi
+# The adaptive players' layers: intra-only QCIF frames, any of which
+# decodes alone.
+iclip=$BUILD/repro/clip-176x144-intra.mpg
+if [ ! -f "$iclip" ]; then
+	step "making an 8 s intra-only MPEG-2 clip from FFmpeg's test source"
+	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=176x144:rate=25 \
+		-t 8 -c:v mpeg2video -g 1 -q:v 3 "$iclip"
 fi
 player=(--player "$BUILD/bin/player" --clip "$clip")
 case $exp in
@@ -64,6 +79,13 @@ deadlines)
 	# root domain, and the paper's comparison is on one CPU.  28 cells.
 	cpus=1 seconds=$((seconds / 2)) runs=$((runs > 1 ? 2 : 1))
 	args=(--task "$BUILD/bin/task" --seconds "$seconds") ;;
+coop)
+	# N = 1..12 players (6 saturate the vCPUs) under 5 configurations:
+	# 35 cells of 6 s a run (15 minutes for 3 runs).  The short variant:
+	# 1, 6 and 10 players, one run.
+	args=(--players "$BUILD/bin/players" --clip "$iclip" --copy "$guest"
+	      --seconds 6)
+	[ "$variant" = short ] && args+=(--counts 1,6,10) ;;
 *)	args=() ;;
 esac
 
