@@ -167,8 +167,8 @@ static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
 static void bvt_coop_check_member(struct sched_bvt_entity *bt);
 static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt);
 static void bvt_coop_check_slice(struct rq *rq);
-static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
-				    u64 *left);
+static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
+				    struct sched_bvt_entity *bt, u64 *left);
 static void bvt_coop_check_outsider(struct rq *rq);
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
@@ -677,7 +677,7 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 	u64 left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
 	u64 outsider;
 
-	if (unlikely(bvt_coop_outsider_slice(rq, bt, &outsider)) &&
+	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
 	    (outsider || !test_tsk_need_resched(rq->curr)))
 		left = min_not_zero(left, outsider ?: 1);
 	return left;

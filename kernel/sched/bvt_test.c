@@ -489,6 +489,76 @@ static void bvt_test_coop_tslice(struct kunit *test)
 			(u64)SCHED_BVT_WEIGHT_MAX * 1000 / 1024);
 }
 
+/* Put @bt in @lv, under @parent, and queue it there. */
+static void bvt_test_queue(struct sched_bvt_entity *bt, struct bvt_level *lv,
+			   struct bvt_entity *parent)
+{
+	bt->se.lv = lv;
+	bt->se.parent = parent;
+	bvt_enqueue_entity(lv, &bt->se, 0);
+	bvt_levels_update(&bt->se);
+}
+
+/*
+ * The outsider's slice is measured against the domain at the level the
+ * two share, and only when the levels between would run the domain.
+ */
+static void bvt_test_coop_outsider_slice(struct kunit *test)
+{
+	struct bvt_rq *brq = kunit_kzalloc(test, sizeof(*brq), GFP_KERNEL);
+	struct sched_bvt_entity *bt = kunit_kcalloc(test, 4, sizeof(*bt),
+						    GFP_KERNEL);
+	struct sched_bvt_entity *m = &bt[0], *o = &bt[1], *r = &bt[2];
+	const u64 ms = NSEC_PER_MSEC;
+	u64 left;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, brq);
+	KUNIT_ASSERT_NOT_NULL(test, bt);
+	init_bvt_rq(brq);
+	for (i = 0; i < 4; i++)
+		bvt_test_entity_init(&bt[i], 0, 1024);
+	/* A member with a deadline 5 ms away; the domain at E 90 ms. */
+	brq->coop.lv.se.avt = 90 * ms;
+	m->coop.flags = SCHED_BVT_COOP_DEADLINE;
+	m->coop.deadline = ktime_get_mono_fast_ns() + 5 * ms;
+	bvt_test_queue(m, &brq->coop.lv, &brq->coop.lv.se);
+	KUNIT_ASSERT_EQ(test, bvt_evt(&brq->coop.lv.se), 90 * ms);
+
+	/* A best-effort outsider ahead of it: until the deadline. */
+	o->se.lv = &brq->be;
+	o->se.parent = &brq->be.se;
+	o->se.avt = 100 * ms;
+	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
+	KUNIT_EXPECT_GT(test, left, 4 * ms);
+	KUNIT_EXPECT_LE(test, left, 5 * ms);
+	/* A member has a slice of its own. */
+	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, m, &left));
+
+	/* The deadline past: due at once, or when the outsider catches up. */
+	bvt_dequeue_entity(&brq->coop.lv, &m->se);
+	m->coop.deadline = ktime_get_mono_fast_ns() - 1;
+	bvt_enqueue_entity(&brq->coop.lv, &m->se, 0);
+	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
+	KUNIT_EXPECT_EQ(test, left, 0ULL);
+	o->se.avt = 88 * ms;
+	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
+	KUNIT_EXPECT_EQ(test, left / ms, 2ULL);
+	o->se.weight = 2048;
+	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
+	KUNIT_EXPECT_EQ(test, left / ms, 4ULL);
+
+	/* A reserved thread, behind the best-effort level at the root. */
+	r->se.lv = &brq->root;
+	r->se.avt = brq->be.se.avt + 5 * ms;
+	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, r, &left));
+	KUNIT_EXPECT_EQ(test, left, 0ULL);
+	/* Not if the best-effort level would run another thread first. */
+	bt[3].se.avt = 50 * ms;
+	bvt_test_queue(&bt[3], &brq->be, &brq->be.se);
+	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, r, &left));
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -506,6 +576,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_pi_merge),
 	KUNIT_CASE(bvt_test_coop_pick),
 	KUNIT_CASE(bvt_test_coop_tslice),
+	KUNIT_CASE(bvt_test_coop_outsider_slice),
 	{ }
 };
 

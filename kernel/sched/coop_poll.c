@@ -443,14 +443,14 @@ static u64 bvt_coop_tslice(u64 wait, u64 e, u64 e_dom, u32 weight)
 }
 
 /*
- * The slice of @bt, running on @rq, if it runs outside @rq's domain and
- * the domain has a member with a deadline that it would run, were it
- * picked at the level it shares with @bt.
+ * The slice of @bt, running on @brq's CPU, if it runs outside the CPU's
+ * domain and the domain has a member with a deadline that it would run,
+ * were it picked at the level it shares with @bt.
  */
-static bool bvt_coop_outsider_slice(struct rq *rq, struct sched_bvt_entity *bt,
-				    u64 *left)
+static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
+				    struct sched_bvt_entity *bt, u64 *left)
 {
-	struct bvt_coop_domain *dom = &rq->bvt.coop;
+	struct bvt_coop_domain *dom = &brq->coop;
 	const struct bvt_entity *se = &bt->se, *dse = &dom->lv.se;
 	const struct bvt_entity *below;
 	struct rb_node *node;
@@ -483,7 +483,7 @@ static void bvt_coop_check_outsider(struct rq *rq)
 	u64 left;
 
 	if (curr->sched_class == &bvt_sched_class &&
-	    bvt_coop_outsider_slice(rq, &curr->bvt, &left) && !left)
+	    bvt_coop_outsider_slice(&rq->bvt, &curr->bvt, &left) && !left)
 		resched_curr(rq);
 }
 
