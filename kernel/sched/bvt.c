@@ -678,7 +678,7 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 	u64 outsider;
 
 	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
-	    (outsider || !test_tsk_need_resched(rq->curr)))
+	    (outsider || !test_tsk_need_resched(bvt_thread_task(bt))))
 		left = min_not_zero(left, outsider ?: 1);
 	return left;
 }
