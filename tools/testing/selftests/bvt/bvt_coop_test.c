@@ -349,6 +349,22 @@ static void *deadliner_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Start @fn(@arg), a thread on the test CPU, and 20 ms on run @d there to
+ * its end; the thread runs on.
+ */
+static pthread_t run_deadliner_beside(void *(*fn)(void *), void *arg,
+				      struct deadliner *d)
+{
+	pthread_t thread;
+
+	pthread_create(&thread, NULL, fn, arg);
+	usleep(20000);
+	pthread_create(&d->thread, NULL, deadliner_main, d);
+	pthread_join(d->thread, NULL);
+	return thread;
+}
+
 /* How late the deadline's owner came back at worst, in ms. */
 static double deadliner_worst_ms(const struct deadliner *d)
 {
@@ -411,10 +427,7 @@ TEST(expired_deadline_runs_before_an_event)
 
 	ASSERT_NE(NULL, s);
 	controller();
-	pthread_create(&s->thread, NULL, spinner_main, s);
-	usleep(20000);
-	pthread_create(&d.thread, NULL, deadliner_main, &d);
-	pthread_join(d.thread, NULL);
+	s->thread = run_deadliner_beside(spinner_main, s, &d);
 	atomic_store(&s->stop, 1);
 	pthread_join(s->thread, NULL);
 	ASSERT_EQ(0, d.err);
@@ -522,10 +535,7 @@ TEST(tracepoints_show_joins_dispatches_and_leaves)
 	}
 	controller();
 	write_sysctl(PENALTY_SYSCTL, 0);
-	pthread_create(&s->thread, NULL, spinner_main, s);
-	usleep(20000);
-	pthread_create(&d.thread, NULL, deadliner_main, &d);
-	pthread_join(d.thread, NULL);
+	s->thread = run_deadliner_beside(spinner_main, s, &d);
 	atomic_store(&s->stop, 1);
 	pthread_join(s->thread, NULL);
 	trace_coop_stop();
@@ -595,10 +605,7 @@ TEST(a_member_that_does_not_yield_is_policed)
 
 	controller();
 	write_sysctl(PENALTY_SYSCTL, 1000 * MS);
-	pthread_create(&o.thread, NULL, overrunner_main, &o);
-	usleep(20000);
-	pthread_create(&d.thread, NULL, deadliner_main, &d);
-	pthread_join(d.thread, NULL);
+	o.thread = run_deadliner_beside(overrunner_main, &o, &d);
 	policed = proc_sched_field(atomic_load(&o.tid), "bvt.coop.nr_policed");
 	atomic_store(&o.stop, 1);
 	pthread_join(o.thread, NULL);
@@ -658,10 +665,7 @@ TEST(a_deadline_ends_an_outsiders_slice)
 	ASSERT_NE(0, allowance);
 	controller();
 	write_sysctl(ALLOWANCE_SYSCTL, 50 * MS);
-	pthread_create(&o.thread, NULL, outsider_main, &o);
-	usleep(20000);
-	pthread_create(&d.thread, NULL, deadliner_main, &d);
-	pthread_join(d.thread, NULL);
+	o.thread = run_deadliner_beside(outsider_main, &o, &d);
 	ran = proc_sched_field(atomic_load(&o.tid), "se.sum_exec_runtime");
 	atomic_store(&o.stop, 1);
 	pthread_join(o.thread, NULL);
