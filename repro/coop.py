@@ -33,7 +33,6 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mpeg_grep  # noqa: E402
 import procs  # noqa: E402
 
 SATURATE = 6
@@ -98,7 +97,7 @@ def main():
 
     procs.controller()
     if args.copy:
-        args.clip = mpeg_grep.tmpfs_copy(args.clip, args.copy)
+        args.clip = procs.tmpfs_copy(args.clip, args.copy)
     vcpus = os.cpu_count()
     cal = players(args, 1, 1, "calibrate", {"policy": "other"}, 2)
     layer_ms = cal["layer_cpu_ms"]

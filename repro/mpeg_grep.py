@@ -46,33 +46,6 @@ CONFIGS = {
 DEFAULT_CONFIGS = list(CONFIGS)
 
 
-def fstype(path):
-    """The type of the file system path is on (/proc/mounts)."""
-    best, kind = "", "?"
-    path = os.path.realpath(path)
-    with open("/proc/mounts") as f:
-        for line in f:
-            _, mnt, typ = line.split()[:3]
-            if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) \
-                    and len(mnt) >= len(best):
-                best, kind = mnt, typ
-    return kind
-
-
-def tmpfs_copy(tree, base):
-    """Copy tree (a directory or a file) into a tmpfs under base, mounting
-    one if base is not on tmpfs."""
-    where = os.path.join(base, "tmpfs")
-    os.makedirs(where, exist_ok=True)
-    if fstype(where) != "tmpfs":
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs",
-                        where], check=True)
-    copy = os.path.join(where, os.path.basename(tree))
-    subprocess.run(["rm", "-rf", copy], check=True)
-    subprocess.run(["cp", "-r", tree, copy], check=True)
-    return copy
-
-
 def tree_bytes(tree):
     total = 0
     for root, _, files in os.walk(tree):
@@ -225,10 +198,10 @@ def main():
         # so grep (and the player) reading over 9p wait for the emulator,
         # not for the CPU they are meant to compete for: read the tree and
         # the clip over 9p once, into tmpfs.
-        args.tree = tmpfs_copy(args.tree, args.copy)
-        args.clip = tmpfs_copy(args.clip, args.copy)
+        args.tree = procs.tmpfs_copy(args.tree, args.copy)
+        args.clip = procs.tmpfs_copy(args.clip, args.copy)
         result["tree_copied_to"] = args.tree
-    result["tree_fs"] = fstype(args.tree)
+    result["tree_fs"] = procs.fstype(args.tree)
     # Warm the page cache so that every configuration reads the same way.
     subprocess.run(GREP + [args.tree],
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

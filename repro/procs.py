@@ -6,7 +6,8 @@ collect the JSON object each prints (repro/player.c, repro/task.c).
     results = go(procs)
 
 and the controller's own set-up, arguments and result file (controller,
-arguments, new_result, record, save), the same for every experiment.
+arguments, new_result, record, save), the same for every experiment; and
+tmpfs_copy, for what a program reads, kept off 9p.
 """
 import argparse
 import json
@@ -46,6 +47,33 @@ def go(procs):
             raise RuntimeError("%s failed" % " ".join(p.args))
         results.append(json.loads(out))
     return results
+
+
+def fstype(path):
+    """The type of the file system path is on (/proc/mounts)."""
+    best, kind = "", "?"
+    path = os.path.realpath(path)
+    with open("/proc/mounts") as f:
+        for line in f:
+            _, mnt, typ = line.split()[:3]
+            if (path == mnt or path.startswith(mnt.rstrip("/") + "/")) \
+                    and len(mnt) >= len(best):
+                best, kind = mnt, typ
+    return kind
+
+
+def tmpfs_copy(tree, base):
+    """Copy tree (a directory or a file) into a tmpfs under base, mounting
+    one if base is not on tmpfs."""
+    where = os.path.join(base, "tmpfs")
+    os.makedirs(where, exist_ok=True)
+    if fstype(where) != "tmpfs":
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs",
+                        where], check=True)
+    copy = os.path.join(where, os.path.basename(tree))
+    subprocess.run(["rm", "-rf", copy], check=True)
+    subprocess.run(["cp", "-r", tree, copy], check=True)
+    return copy
 
 
 def controller():
