@@ -58,6 +58,9 @@ static unsigned int sysctl_sched_bvt_be_weight = SCHED_BVT_WEIGHT_DEFAULT;
 static unsigned int sysctl_sched_bvt_be_warp_ns;
 static unsigned int sysctl_sched_bvt_be_threshold_ns;
 static unsigned int sysctl_sched_bvt_be_direct;
+/* how the best-effort level orders its threads: by E, or PBS (pbs.c) */
+enum { BVT_MODE_BVT, BVT_MODE_PBS };
+static unsigned int sysctl_sched_bvt_be_mode = BVT_MODE_BVT;
 
 /*
  * The longest a cooperation domain's member may run before coop_poll(2)
@@ -171,6 +174,7 @@ static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
 				    struct sched_bvt_entity *bt, u64 *left);
 static void bvt_coop_check_outsider(struct rq *rq);
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
+static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
 
@@ -340,13 +344,38 @@ static bool bvt_timeline_preempts(const struct bvt_entity *se,
 	return vt_before(bvt_evt(se), bvt_evt(curr));
 }
 
+/*
+ * The running entity keeps the CPU until it has used its allowance over
+ * the next one in line.
+ */
+static bool bvt_timeline_expired(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	struct bvt_entity *next = bvt_timeline_first(lv);
+
+	return next && bvt_allowance_used(curr, next,
+					  READ_ONCE(sysctl_sched_bvt_allowance_ns));
+}
+
+/* Step behind the next entity in line. */
+static bool bvt_timeline_yield(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	struct bvt_entity *next = bvt_timeline_first(lv);
+
+	if (!next)
+		return false;
+	if (!vt_before(bvt_evt(next), bvt_evt(curr)))
+		curr->avt += bvt_evt(next) - bvt_evt(curr) + 1;
+	return true;
+}
+
 static const struct bvt_level_ops bvt_timeline_ops = {
 	.queue		= bvt_timeline_add,
 	.unqueue	= bvt_timeline_del,
-	.first		= bvt_timeline_first,
 	.pick		= bvt_timeline_pick,
 	.warp		= bvt_timeline_warp,
 	.preempts	= bvt_timeline_preempts,
+	.expired	= bvt_timeline_expired,
+	.yield		= bvt_timeline_yield,
 };
 
 /*
@@ -361,11 +390,6 @@ static inline void bvt_queue(struct bvt_level *lv, struct bvt_entity *se)
 static inline void bvt_unqueue(struct bvt_level *lv, struct bvt_entity *se)
 {
 	INDIRECT_CALL_1(lv->ops->unqueue, bvt_timeline_del, lv, se);
-}
-
-static inline struct bvt_entity *bvt_first(struct bvt_level *lv)
-{
-	return INDIRECT_CALL_1(lv->ops->first, bvt_timeline_first, lv);
 }
 
 static inline struct bvt_entity *bvt_pick_entity(struct bvt_level *lv)
@@ -414,17 +438,18 @@ static void bvt_enqueue_entity(struct bvt_level *lv, struct bvt_entity *se,
 	se->on_rq = 1;
 	lv->nr_queued++;
 	if (lv->ops->enqueue)
-		lv->ops->enqueue(lv, se);
+		lv->ops->enqueue(lv, se, flags);
 }
 
-static void bvt_dequeue_entity(struct bvt_level *lv, struct bvt_entity *se)
+static void bvt_dequeue_entity(struct bvt_level *lv, struct bvt_entity *se,
+			       int flags)
 {
 	if (se != lv->curr)
 		bvt_unqueue(lv, se);
 	se->on_rq = 0;
 	lv->nr_queued--;
 	if (lv->ops->dequeue)
-		lv->ops->dequeue(lv, se);
+		lv->ops->dequeue(lv, se, flags);
 	bvt_update_svt(lv);
 }
 
@@ -434,6 +459,8 @@ static void bvt_set_curr(struct bvt_level *lv, struct bvt_entity *se)
 	if (se->on_rq)
 		bvt_unqueue(lv, se);
 	lv->curr = se;
+	if (lv->ops->picked)
+		lv->ops->picked(lv, se);
 }
 
 static void bvt_put_curr(struct bvt_level *lv, struct bvt_entity *se)
@@ -456,7 +483,7 @@ static void bvt_level_update(struct bvt_entity *se)
 
 	if (!lv->nr_queued) {
 		if (se->on_rq)
-			bvt_dequeue_entity(above, se);
+			bvt_dequeue_entity(above, se, DEQUEUE_SLEEP);
 		return;
 	}
 
@@ -490,6 +517,7 @@ static void bvt_be_apply(struct bvt_level *lv)
 	lv->warp = READ_ONCE(sysctl_sched_bvt_be_warp_ns);
 	lv->threshold = READ_ONCE(sysctl_sched_bvt_be_threshold_ns);
 	lv->direct = READ_ONCE(sysctl_sched_bvt_be_direct);
+	bvt_pbs_set_mode(lv, READ_ONCE(sysctl_sched_bvt_be_mode));
 	if (lv->nr_queued)
 		bvt_level_update(&lv->se);
 }
@@ -504,8 +532,10 @@ static void bvt_charge(struct bvt_entity *se, s64 delta)
 	u64 vt;
 
 	for (; se; se = se->parent) {
-		if (!bvt_entity_is_task(se))
+		if (!bvt_entity_is_task(se)) {
+			se->my_level->ran += delta;
 			bvt_level_update(se);
+		}
 		vt = bvt_scale(abs, se->weight);
 		se->avt += delta < 0 ? -vt : vt;
 		bvt_update_svt(se->lv);
@@ -942,7 +972,7 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 			bvt_warp_end(bt, rq_clock(rq), BVT_WARP_BLOCK);
 		bvt_unwarp_timer_cancel(bt);
 	}
-	bvt_dequeue_entity(se->lv, se);
+	bvt_dequeue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running - 1);
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load - se->weight);
@@ -960,18 +990,15 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 static void yield_task_bvt(struct rq *rq)
 {
 	struct bvt_entity *se = &rq->curr->bvt.se;
-	struct bvt_entity *next;
 
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
 	/* The clock is fresh for the schedule() that follows. */
 	rq_clock_skip_update(rq);
 	for (; se; se = se->parent) {
-		next = bvt_first(se->lv);
-		if (!next)
+		if (!INDIRECT_CALL_1(se->lv->ops->yield, bvt_timeline_yield,
+				     se->lv, se))
 			continue;
-		if (!vt_before(bvt_evt(next), bvt_evt(se)))
-			se->avt += bvt_evt(next) - bvt_evt(se) + 1;
 		bvt_levels_update(se);
 		return;
 	}
@@ -1042,17 +1069,15 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 }
 
 /*
- * At every level, the running entity keeps the CPU until it has used its
- * allowance over the next one there.
+ * At every level, the running entity keeps the CPU until it has had its
+ * turn there: in a level of virtual time, until it has used its allowance
+ * over the next one.
  */
 static void bvt_check_allowance(struct rq *rq, struct bvt_entity *se)
 {
-	unsigned int allowance = READ_ONCE(sysctl_sched_bvt_allowance_ns);
-	struct bvt_entity *next;
-
 	for (; se; se = se->parent) {
-		next = bvt_first(se->lv);
-		if (next && bvt_allowance_used(se, next, allowance)) {
+		if (INDIRECT_CALL_1(se->lv->ops->expired, bvt_timeline_expired,
+				    se->lv, se)) {
 			resched_curr(rq);
 			return;
 		}
@@ -1712,6 +1737,7 @@ static void init_bvt_se(struct bvt_entity *se)
 	se->lv = NULL;
 	se->parent = NULL;
 	se->my_level = NULL;
+	se->pbs.epoch = 0;
 }
 
 /*
@@ -1754,10 +1780,15 @@ static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
 
 void init_bvt_rq(struct bvt_rq *bvt_rq)
 {
+	struct rq *rq = container_of(bvt_rq, struct rq, bvt);
+
 	init_bvt_level(&bvt_rq->root, NULL, &bvt_timeline_ops);
 	init_bvt_level(&bvt_rq->be, &bvt_rq->root, &bvt_timeline_ops);
-	bvt_be_apply(&bvt_rq->be);
 	init_bvt_coop_domain(&bvt_rq->coop, &bvt_rq->be);
+	bvt_rq->root.rq = rq;
+	bvt_rq->be.rq = rq;
+	bvt_rq->coop.lv.rq = rq;
+	bvt_be_apply(&bvt_rq->be);
 	bvt_rq->nr_running = 0;
 	bvt_rq->load = 0;
 	bvt_rq->curr_lag = 0;
@@ -2120,19 +2151,15 @@ static unsigned int bvt_pct_max = 99;
 
 /*
  * A change of the best-effort level's sysctls reaches that level on every
- * CPU at once.  Each CPU's level reads all four when it is updated, so the
+ * CPU at once.  Each CPU's level reads them all when it is updated, so the
  * last writer's walk leaves every CPU with the last values written.
  */
-static int bvt_be_sysctl_handler(const struct ctl_table *table, int write,
-				 void *buffer, size_t *lenp, loff_t *ppos)
+static void bvt_be_apply_all(void)
 {
 	struct rq_flags rf;
 	struct rq *rq;
-	int ret, cpu;
+	int cpu;
 
-	ret = proc_douintvec_minmax(table, write, buffer, lenp, ppos);
-	if (ret || !write)
-		return ret;
 	for_each_possible_cpu(cpu) {
 		rq = cpu_rq(cpu);
 		rq_lock_irqsave(rq, &rf);
@@ -2145,6 +2172,17 @@ static int bvt_be_sysctl_handler(const struct ctl_table *table, int write,
 			resched_curr(rq);
 		rq_unlock_irqrestore(rq, &rf);
 	}
+}
+
+static int bvt_be_sysctl_handler(const struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret;
+
+	ret = proc_douintvec_minmax(table, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	bvt_be_apply_all();
 	return 0;
 }
 
@@ -2190,6 +2228,7 @@ static int __init sched_bvt_sysctl_init(void)
 late_initcall(sched_bvt_sysctl_init);
 
 #include "coop_poll.c"
+#include "pbs.c"
 
 #ifdef CONFIG_SCHED_BVT_KUNIT_TEST
 #include "bvt_test.c"

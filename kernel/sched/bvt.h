@@ -13,6 +13,7 @@
 #include <linux/smp_types.h>
 #include <uapi/linux/sched.h>
 
+struct rq;
 struct sched_attr;
 struct task_struct;
 
@@ -28,8 +29,6 @@ struct bvt_level_ops {
 	/* put @se, runnable and not running, in @lv's queue, or take it out */
 	void (*queue)(struct bvt_level *lv, struct bvt_entity *se);
 	void (*unqueue)(struct bvt_level *lv, struct bvt_entity *se);
-	/* the first in line, whom the running entity makes way for */
-	struct bvt_entity *(*first)(struct bvt_level *lv);
 	/* the runnable entity to run, the running one included */
 	struct bvt_entity *(*pick)(struct bvt_level *lv);
 	/* the warp @lv runs with in the level above, from what it would run */
@@ -37,9 +36,18 @@ struct bvt_level_ops {
 	/* should the runnable @se take the CPU from @curr, both of @lv? */
 	bool (*preempts)(const struct bvt_entity *se,
 			 const struct bvt_entity *curr);
-	/* optional: @se becomes runnable in @lv, or stops being runnable */
-	void (*enqueue)(struct bvt_level *lv, struct bvt_entity *se);
-	void (*dequeue)(struct bvt_level *lv, struct bvt_entity *se);
+	/* at a tick: has the running @curr had its turn? */
+	bool (*expired)(struct bvt_level *lv, struct bvt_entity *curr);
+	/* sched_yield(): put @curr behind the next in line; false: none */
+	bool (*yield)(struct bvt_level *lv, struct bvt_entity *curr);
+	/* optional: @se is picked to run */
+	void (*picked)(struct bvt_level *lv, struct bvt_entity *se);
+	/*
+	 * optional: @se becomes runnable in @lv, or stops being runnable
+	 * (ENQUEUE_ and DEQUEUE_ @flags: a wake-up, a sleep)
+	 */
+	void (*enqueue)(struct bvt_level *lv, struct bvt_entity *se, int flags);
+	void (*dequeue)(struct bvt_level *lv, struct bvt_entity *se, int flags);
 };
 
 /*
@@ -53,6 +61,7 @@ struct bvt_level_ops {
 struct bvt_level {
 	struct bvt_entity		se;
 	const struct bvt_level_ops	*ops;
+	struct rq			*rq;		/* its CPU's */
 	struct rb_root_cached		timeline;	/* queued, not running */
 	struct bvt_entity		*curr;		/* picked, not queued */
 	u64				svt;		/* least A of the runnable */
@@ -70,6 +79,10 @@ struct bvt_level {
 	s64				warp;
 	s64				threshold;
 	unsigned int			direct;
+	/* PBS mode (kernel/sched/pbs.c): what it ran, as an entity */
+	u64				ran;
+	/* the running entity's bonus gamma, log2 in Q24 */
+	s64				pbs_gamma;
 };
 
 /*

@@ -133,7 +133,7 @@ static void bvt_test_timeline_and_svt(struct kunit *test)
 	/* The picked entity leaves the timeline but still counts for SVT. */
 	bvt_set_curr(lv, &bt[2].se);
 	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(lv), &bt[1].se);
-	bvt_dequeue_entity(lv, &bt[1].se);
+	bvt_dequeue_entity(lv, &bt[1].se, 0);
 	KUNIT_EXPECT_EQ(test, lv->svt, 400ULL);
 	KUNIT_EXPECT_PTR_EQ(test, bvt_pick_entity(lv), &bt[2].se);
 
@@ -143,9 +143,9 @@ static void bvt_test_timeline_and_svt(struct kunit *test)
 
 	/* SVT never goes back, even when the runqueue empties. */
 	bvt_put_curr(lv, &bt[2].se);
-	bvt_dequeue_entity(lv, &bt[0].se);
-	bvt_dequeue_entity(lv, &bt[1].se);
-	bvt_dequeue_entity(lv, &bt[2].se);
+	bvt_dequeue_entity(lv, &bt[0].se, 0);
+	bvt_dequeue_entity(lv, &bt[1].se, 0);
+	bvt_dequeue_entity(lv, &bt[2].se, 0);
 	KUNIT_EXPECT_EQ(test, lv->nr_queued, 0U);
 	KUNIT_EXPECT_EQ(test, lv->svt, 400ULL);
 	KUNIT_EXPECT_NULL(test, bvt_pick_entity(lv));
@@ -167,7 +167,7 @@ static void bvt_test_relative_vt(struct kunit *test)
 	bvt_enqueue_entity(lv, &bt.se, 0);
 	KUNIT_EXPECT_EQ(test, bt.se.avt, 1050ULL);
 	KUNIT_EXPECT_EQ(test, bt.se.vt_relative, 0U);
-	bvt_dequeue_entity(lv, &bt.se);
+	bvt_dequeue_entity(lv, &bt.se, 0);
 
 	/* Far behind, and waking: no credit. */
 	bt.se.avt = -500LL;
@@ -436,10 +436,10 @@ static void bvt_test_coop_pick(struct kunit *test)
 	/* Events before a deadline yet to come, the most important first. */
 	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EVENT),
 			    &bt[1].se);
-	bvt_dequeue_entity(lv, &bt[1].se);
+	bvt_dequeue_entity(lv, &bt[1].se, 0);
 	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EVENT),
 			    &bt[0].se);
-	bvt_dequeue_entity(lv, &bt[0].se);
+	bvt_dequeue_entity(lv, &bt[0].se, 0);
 	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_DEADLINE),
 			    &bt[2].se);
 	KUNIT_EXPECT_EQ(test, lv->se.weight, 4096U);
@@ -447,7 +447,7 @@ static void bvt_test_coop_pick(struct kunit *test)
 	/* An expired deadline before any event. */
 	bvt_enqueue_entity(lv, &bt[0].se, 0);
 	bvt_enqueue_entity(lv, &bt[1].se, 0);
-	bvt_dequeue_entity(lv, &bt[2].se);
+	bvt_dequeue_entity(lv, &bt[2].se, 0);
 	bt[2].coop.deadline = now - 1;
 	bvt_enqueue_entity(lv, &bt[2].se, 0);
 	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EXPIRED),
@@ -455,7 +455,7 @@ static void bvt_test_coop_pick(struct kunit *test)
 
 	/* The last one out leaves a weight to charge at. */
 	for (i = 0; i < 3; i++)
-		bvt_dequeue_entity(lv, &bt[i].se);
+		bvt_dequeue_entity(lv, &bt[i].se, 0);
 	KUNIT_EXPECT_NULL(test, __bvt_coop_pick(lv, &reason));
 	KUNIT_EXPECT_NE(test, lv->se.weight, 0U);
 }
@@ -536,7 +536,7 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, m, &left));
 
 	/* The deadline past: due at once, or when the outsider catches up. */
-	bvt_dequeue_entity(&brq->coop.lv, &m->se);
+	bvt_dequeue_entity(&brq->coop.lv, &m->se, 0);
 	m->coop.deadline = ktime_get_mono_fast_ns() - 1;
 	bvt_enqueue_entity(&brq->coop.lv, &m->se, 0);
 	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
@@ -559,6 +559,152 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, r, &left));
 }
 
+/*
+ * PBS: log2 against values computed in user space (Python's math.log2,
+ * times 2^24, rounded), within the documented 2^-15.
+ */
+static void bvt_test_pbs_log2(struct kunit *test)
+{
+	static const struct {
+		u64 x;
+		u32 log2;
+	} table[] = {
+		{ 2ULL, 16777216 },
+		{ 3ULL, 26591258 },
+		{ 5ULL, 38955489 },
+		{ 7ULL, 47099600 },
+		{ 10ULL, 55732705 },
+		{ 1000ULL, 167198116 },
+		{ 12345ULL, 228029867 },
+		{ 999999937ULL, 501594345 },
+		{ 2147483649ULL, 520093696 },
+		{ 4294967295ULL, 536870912 },
+		{ 4294967296ULL, 536870912 },
+		{ 4294967297ULL, 536870912 },
+		{ 1000000000000ULL, 668792462 },
+		{ 1125899906854969ULL, 838860800 },
+		{ 9223372036854775808ULL, 1056964608 },
+		{ 18446744073709551615ULL, 1073741824 },
+		{ 6ULL, 43368474 },
+		{ 41ULL, 89884807 },
+		{ 458ULL, 148297231 },
+		{ 2245ULL, 186772353 },
+		{ 18757ULL, 238154955 },
+		{ 155747ULL, 289387596 },
+		{ 1815481ULL, 348830540 },
+		{ 9361668ULL, 388532375 },
+		{ 95925166ULL, 444854694 },
+		{ 577131574ULL, 488289547 },
+		{ 4664107866ULL, 538866629 },
+		{ 40450741403ULL, 591152707 },
+		{ 323156186916ULL, 641450692 },
+		{ 4065405791950ULL, 702739470 },
+		{ 21949711487695ULL, 743553919 },
+		{ 203576929161309ULL, 797464150 },
+		{ 2019143950142197ULL, 852998376 },
+		{ 9846355209539984ULL, 891348508 },
+		{ 113794690928066221ULL, 950583819 },
+		{ 742775537210798658ULL, 995991238 },
+		{ 5698127616367289324ULL, 1045307692 },
+	};
+	int i;
+
+	KUNIT_EXPECT_EQ(test, bvt_pbs_log2(0), 0U);
+	KUNIT_EXPECT_EQ(test, bvt_pbs_log2(1), 0U);
+	for (i = 0; i < ARRAY_SIZE(table); i++) {
+		s64 err = (s64)bvt_pbs_log2(table[i].x) - table[i].log2;
+
+		KUNIT_EXPECT_LE_MSG(test, abs(err), 1LL << (BVT_PBS_Q - 15),
+				    "log2(%llu)", table[i].x);
+	}
+}
+
+#define BVT_TEST_Q16(x)	((u32)((x) * 65536))
+
+/* p = log2 T - alpha log2 S at the extremes. */
+static void bvt_test_pbs_prio(struct kunit *test)
+{
+	u32 one = BVT_TEST_Q16(1), lo = 655, hi = BVT_TEST_Q16(100);
+	u64 ms = NSEC_PER_MSEC;
+	s64 p, slack = 1LL << (BVT_PBS_Q - 14);
+
+	/* S = 0: above any that has run, the older first. */
+	KUNIT_EXPECT_GT(test, bvt_pbs_prio(ms, 0, one, 1024),
+			bvt_pbs_prio(1000 * ms, 1, lo, 1024));
+	KUNIT_EXPECT_GT(test, bvt_pbs_prio(2 * ms, 0, hi, 1024),
+			bvt_pbs_prio(ms, 0, hi, 1024));
+	/* T < S (clocks of two CPUs) counts as T = S. */
+	KUNIT_EXPECT_EQ(test, bvt_pbs_prio(5 * ms, 10 * ms, one, 1024),
+			bvt_pbs_prio(10 * ms, 10 * ms, one, 1024));
+	/* alpha = 1, T = S: log2 1 = 0; twice the T: 1. */
+	p = bvt_pbs_prio(64 * ms, 64 * ms, one, 1024);
+	KUNIT_EXPECT_LE(test, abs(p), slack);
+	p = bvt_pbs_prio(128 * ms, 64 * ms, one, 1024);
+	KUNIT_EXPECT_LE(test, abs(p - BVT_PBS_ONE), slack);
+	/* delta: weight 2048 is alpha * log2 2 up, at any alpha. */
+	p = bvt_pbs_prio(128 * ms, 64 * ms, BVT_TEST_Q16(3), 2048) -
+	    bvt_pbs_prio(128 * ms, 64 * ms, BVT_TEST_Q16(3), 1024);
+	KUNIT_EXPECT_LE(test, abs(p - 3 * BVT_PBS_ONE), slack);
+	/* alpha = 0.01: the older thread first, though it ran 1000 times more. */
+	KUNIT_EXPECT_GT(test, bvt_pbs_prio(3000 * ms, 1000 * ms, lo, 1024),
+			bvt_pbs_prio(1000 * ms, ms, lo, 1024));
+	/* alpha = 100: the one that ran least first, though far younger. */
+	KUNIT_EXPECT_GT(test, bvt_pbs_prio(ms, ms / 2, hi, 1024),
+			bvt_pbs_prio(3600000 * ms, ms, hi, 1024));
+	/* No overflow at the largest values. */
+	p = bvt_pbs_prio(U64_MAX, U64_MAX, hi, 1);
+	KUNIT_EXPECT_LT(test, p, 0LL);
+	KUNIT_EXPECT_GT(test, p, -BVT_PBS_INF);
+	p = bvt_pbs_prio(U64_MAX, 1, hi, SCHED_BVT_WEIGHT_MAX);
+	KUNIT_EXPECT_GT(test, p, 0LL);
+	KUNIT_EXPECT_LT(test, p, BVT_PBS_INF);
+}
+
+/* Section 4.1's rule for a new session. */
+static void bvt_test_pbs_session(struct kunit *test)
+{
+	u64 ms = NSEC_PER_MSEC;
+
+	/* beta = oo: never; no earlier period: always. */
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_new_session(3600 * NSEC_PER_SEC,
+						     10 * ms, 1,
+						     BVT_PBS_BETA_INF));
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_new_session(1, 0, 0, 3000));
+	/* beta = 3, a mean of 10 ms: 30 ms starts one, 29 does not. */
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_new_session(29 * ms, 40 * ms, 4, 3000));
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_new_session(30 * ms, 40 * ms, 4, 3000));
+	/* beta = 0: every wake-up. */
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_new_session(0, 40 * ms, 4, 0));
+	/* beta = 0.5 */
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_new_session(5 * ms, 40 * ms, 4, 500));
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_new_session(4 * ms, 40 * ms, 4, 500));
+}
+
+/* Tunables are decimals with up to three places. */
+static void bvt_test_pbs_parse(struct kunit *test)
+{
+	char buf[16];
+	u32 milli;
+
+	strscpy(buf, "0.01");
+	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), 0);
+	KUNIT_EXPECT_EQ(test, milli, 10U);
+	strscpy(buf, "100");
+	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), 0);
+	KUNIT_EXPECT_EQ(test, milli, 100000U);
+	strscpy(buf, "2.5");
+	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), 0);
+	KUNIT_EXPECT_EQ(test, milli, 2500U);
+	strscpy(buf, "1.0001");
+	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), -EINVAL);
+	strscpy(buf, "1.x");
+	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), -EINVAL);
+	strscpy(buf, "-1");
+	KUNIT_EXPECT_NE(test, bvt_parse_milli(buf, &milli), 0);
+	strscpy(buf, "5000000");
+	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), -ERANGE);
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -577,6 +723,10 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_coop_pick),
 	KUNIT_CASE(bvt_test_coop_tslice),
 	KUNIT_CASE(bvt_test_coop_outsider_slice),
+	KUNIT_CASE(bvt_test_pbs_log2),
+	KUNIT_CASE(bvt_test_pbs_prio),
+	KUNIT_CASE(bvt_test_pbs_session),
+	KUNIT_CASE(bvt_test_pbs_parse),
 	{ }
 };
 

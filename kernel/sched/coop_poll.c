@@ -87,7 +87,8 @@ static inline bool bvt_coop_ev_less(struct rb_node *a, const struct rb_node *b)
  * member's place depends on its events, not on whether it runs, so the
  * level's queue and unqueue (around a switch) have nothing to do.
  */
-static void bvt_coop_enqueue(struct bvt_level *lv, struct bvt_entity *se)
+static void bvt_coop_enqueue(struct bvt_level *lv, struct bvt_entity *se,
+			     int flags)
 {
 	struct bvt_coop_domain *dom = bvt_coop_of(lv);
 	struct sched_bvt_coop_state *cs = bvt_coop_state(se);
@@ -101,7 +102,8 @@ static void bvt_coop_enqueue(struct bvt_level *lv, struct bvt_entity *se)
 	lv->se.weight = min_t(u64, dom->weight, U32_MAX);
 }
 
-static void bvt_coop_dequeue(struct bvt_level *lv, struct bvt_entity *se)
+static void bvt_coop_dequeue(struct bvt_level *lv, struct bvt_entity *se,
+			     int flags)
 {
 	struct bvt_coop_domain *dom = bvt_coop_of(lv);
 	struct sched_bvt_coop_state *cs = bvt_coop_state(se);
@@ -124,10 +126,18 @@ static void bvt_coop_queue_noop(struct bvt_level *lv, struct bvt_entity *se)
 {
 }
 
-/* No member takes over from the running one but by its coop_poll(). */
-static struct bvt_entity *bvt_coop_first(struct bvt_level *lv)
+/*
+ * No member takes over from the running one but by its coop_poll(): not
+ * at a tick, not by sched_yield() (that yields the domain's turn).
+ */
+static bool bvt_coop_expired(struct bvt_level *lv, struct bvt_entity *curr)
 {
-	return NULL;
+	return false;
+}
+
+static bool bvt_coop_yield_turn(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	return false;
 }
 
 static bool bvt_coop_preempts(const struct bvt_entity *se,
@@ -208,10 +218,11 @@ static s64 bvt_coop_warp(struct bvt_level *lv)
 static const struct bvt_level_ops bvt_coop_ops = {
 	.queue		= bvt_coop_queue_noop,
 	.unqueue	= bvt_coop_queue_noop,
-	.first		= bvt_coop_first,
 	.pick		= bvt_coop_pick,
 	.warp		= bvt_coop_warp,
 	.preempts	= bvt_coop_preempts,
+	.expired	= bvt_coop_expired,
+	.yield		= bvt_coop_yield_turn,
 	.enqueue	= bvt_coop_enqueue,
 	.dequeue	= bvt_coop_dequeue,
 };

@@ -309,6 +309,37 @@ TRACE_EVENT(sched_bvt_coop_dispatch,
 		  __entry->deadline, __entry->priority)
 );
 
+/* A thread of a level in PBS mode is picked: its T, S and p (Q24). */
+TRACE_EVENT(sched_bvt_pbs_pick,
+
+	TP_PROTO(struct task_struct *p, u64 sojourn, u64 service, s64 prio,
+		 u32 session),
+
+	TP_ARGS(p, sojourn, service, prio, session),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u64,	sojourn)
+		__field(u64,	service)
+		__field(s64,	prio)
+		__field(u32,	session)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->sojourn	= sojourn;
+		__entry->service	= service;
+		__entry->prio		= prio;
+		__entry->session	= session;
+	),
+
+	TP_printk("comm=%s pid=%d sojourn=%llu service=%llu prio=%lld session=%u",
+		  __entry->comm, __entry->pid, __entry->sojourn,
+		  __entry->service, __entry->prio, __entry->session)
+);
+
 #endif /* _TRACE_SCHED_BVT_H */
 
 /* This part must be outside protection */

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PBS: the log-priority mode of a SCHED_BVT level.
+ *
+ * H. Feng, V. Misra, D. Rubenstein, "PBS: A Unified Priority-Based CPU
+ * Scheduler" (Columbia University, 2006).
+ *
+ * A level in PBS mode runs, of its runnable entities, the one with the
+ * largest log-priority
+ *
+ *	p = log2(T) - alpha * log2(S)				(Eq. 2)
+ *
+ * where T is the entity's sojourn time in its current session and S the
+ * service it had in it.  One tunable, alpha, moves the policy from FCFS
+ * (alpha -> 0) through processor sharing (alpha = 1) to least attained
+ * service (alpha -> oo).  The level stays an entity of the BVT tree, with
+ * its weight and warp: PBS orders what is inside it, and its threads keep
+ * their share against reserved-effort threads, cooperation domains and
+ * the other classes.  The best-effort level takes this mode with
+ * kernel.sched_bvt_be_mode = pbs.
+ *
+ *  - Sessions (section 4.1): a wake-up after an inactive period of at
+ *    least beta times the mean of the entity's earlier ones starts a new
+ *    session (T and S from 0).  beta = inf: one session from the time the
+ *    entity entered the level; beta = 0: every wake-up starts one.  "+beta"
+ *    counts the inactive time within a session in T, "-beta" leaves it
+ *    out.
+ *  - gamma (Eq. 5): the running entity's bonus, alpha * log2(1 + dT / S),
+ *    S taken when it was picked (and at least dT), so that it runs for
+ *    about dT (kernel.sched_bvt_pbs_switch_ns) before an equal one takes
+ *    over.
+ *  - delta (Eq. 6): alpha * log2(kappa) for an entity of weight
+ *    1024 * kappa, which is S scaled by 1 / kappa: sched_bvt_weight and
+ *    nice keep meaning "kappa times the share".
+ *  - epsilon (section 5.3): plus epsilon * (log2(T') - log2(S')), T' and S'
+ *    since the entity entered the level (alpha' = 1, beta' = inf), a bonus
+ *    for interactive threads.
+ *
+ * Log-priorities are s64 fixed point, Q24 (log2 values are below 64), from
+ * the kernel's intlog2(); alpha and epsilon are Q16.  An entity with
+ * S = 0 has not run in its session: its priority is infinite (it is run at
+ * once, Property 4), and those are ordered by T.
+ *
+ * An entity arrives when it is created or when the level enters PBS mode.
+ * A thread's session spans its changes of class and level, as its lag
+ * does: a PI boost (RCU boosting a reader that the level keeps waiting)
+ * does not start a new one.
+ *
+ * The level keeps its timeline, ordered by E: its SVT and its entities'
+ * virtual times stay valid, and the mode can change with threads queued.
+ * The exact selection looks at every runnable entity of the level.
+ *
+ * Included from bvt.c.
+ */
+#include <linux/ctype.h>
+#include <linux/int_log.h>
+
+#define BVT_PBS_Q		24
+#define BVT_PBS_ONE		((s64)BIT_ULL(BVT_PBS_Q))
+/* Above any finite log-priority: |p| < (64 + 100 * 64) * 2^24 < 2^37. */
+#define BVT_PBS_INF		((s64)BIT_ULL(60))
+#define BVT_PBS_BETA_INF	U32_MAX
+
+/* Bumped by every switch to PBS: state from before is stale. */
+static u32 bvt_pbs_epoch = 1;
+
+/* A fixed-point tunable, set in thousandths and used in Q16. */
+struct bvt_pbs_tunable {
+	u32	milli;
+	u32	q16;
+};
+
+static struct bvt_pbs_tunable bvt_pbs_alpha = { 1000, 1 << 16 };
+static struct bvt_pbs_tunable bvt_pbs_epsilon = { 0, 0 };
+/* beta in thousandths (BVT_PBS_BETA_INF: oo); excl: "-beta" */
+static u32 bvt_pbs_beta = BVT_PBS_BETA_INF;
+static u32 bvt_pbs_beta_excl;
+static unsigned int sysctl_sched_bvt_pbs_switch_ns = 4 * NSEC_PER_MSEC;
+
+/* log2(@x) in Q24, 0 for x <= 1; within 2^-15 of the real value. */
+static u32 bvt_pbs_log2(u64 x)
+{
+	unsigned int shift;
+
+	if (x <= 1)
+		return 0;
+	if (x <= U32_MAX)
+		return intlog2(x);
+	shift = fls64(x) - 32;
+	return intlog2(x >> shift) + (shift << BVT_PBS_Q);
+}
+
+/* @q16 times @x, a Q24 value. */
+static inline s64 bvt_pbs_mul(u32 q16, s64 x)
+{
+	return (q16 * x) >> 16;
+}
+
+/*
+ * p (Eq. 2, with delta) of an entity of @weight that has run @s ns of the
+ * @t ns of its session.  T < S only comes of clocks of different CPUs.
+ */
+static s64 bvt_pbs_prio(u64 t, u64 s, u32 alpha, u32 weight)
+{
+	s64 log2_s;
+
+	t = max(t, s);
+	if (!s)
+		return BVT_PBS_INF + bvt_pbs_log2(t);
+	/* log2(S / kappa), kappa = weight / 1024 */
+	log2_s = (s64)bvt_pbs_log2(s) - bvt_pbs_log2(weight) + 10 * BVT_PBS_ONE;
+	return bvt_pbs_log2(t) - bvt_pbs_mul(alpha, log2_s);
+}
+
+/*
+ * Does an inactive period of @slept ns start a new session, after @nr
+ * earlier ones of @total ns?  @beta in thousandths.
+ */
+static bool bvt_pbs_new_session(u64 slept, u64 total, u32 nr, u32 beta)
+{
+	if (beta == BVT_PBS_BETA_INF)
+		return false;
+	if (!nr)
+		return true;
+	return slept >= mul_u64_u32_div(div_u64(total, nr), beta, 1000);
+}
+
+/* ns from @then to @now, 0 if @then is later (another CPU's clock) */
+static inline u64 bvt_pbs_since(u64 now, u64 then)
+{
+	return now > then ? now - then : 0;
+}
+
+/* What @se has run, a thread or a level. */
+static u64 bvt_pbs_ran(const struct bvt_entity *se)
+{
+	if (se->my_level)
+		return se->my_level->ran;
+	return container_of(se, struct task_struct, bvt.se)->se.sum_exec_runtime;
+}
+
+/*
+ * The clock of @lv's CPU.  Read where it may not have been updated (a
+ * level's warp is asked for as its threads are charged): T need not be
+ * exact to the tick.
+ */
+static inline u64 bvt_pbs_now(const struct bvt_level *lv)
+{
+	return READ_ONCE(lv->rq->clock);
+}
+
+static void bvt_pbs_start_session(struct bvt_entity *se, u64 now)
+{
+	struct bvt_pbs_state *ps = &se->pbs;
+
+	ps->session = now;
+	ps->session_ran = bvt_pbs_ran(se);
+	ps->session_slept = 0;
+	ps->nr_sessions++;
+}
+
+/* @se arrives: it entered the level, or the level entered PBS mode. */
+static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
+{
+	struct bvt_pbs_state *ps = &se->pbs;
+
+	ps->entered = now;
+	ps->entered_ran = bvt_pbs_ran(se);
+	ps->slept_total = 0;
+	ps->nr_slept = 0;
+	ps->nr_sessions = 0;
+	ps->epoch = READ_ONCE(bvt_pbs_epoch);
+	bvt_pbs_start_session(se, now);
+}
+
+/* @se's sojourn time T in its session at @now */
+static u64 bvt_pbs_sojourn(const struct bvt_entity *se, u64 now)
+{
+	const struct bvt_pbs_state *ps = &se->pbs;
+	u64 t = bvt_pbs_since(now, ps->session);
+
+	if (READ_ONCE(bvt_pbs_beta_excl))
+		t = t > ps->session_slept ? t - ps->session_slept : 0;
+	return t;
+}
+
+/* @se's log-priority at @now, delta and epsilon included, gamma not. */
+static s64 bvt_pbs_entity_prio(const struct bvt_entity *se, u64 now)
+{
+	const struct bvt_pbs_state *ps = &se->pbs;
+	u32 alpha = READ_ONCE(bvt_pbs_alpha.q16);
+	u32 epsilon = READ_ONCE(bvt_pbs_epsilon.q16);
+	u64 ran = bvt_pbs_ran(se);
+	s64 p, inter;
+
+	p = bvt_pbs_prio(bvt_pbs_sojourn(se, now), ran - ps->session_ran,
+			 alpha, se->weight);
+	if (epsilon) {
+		inter = (s64)bvt_pbs_log2(bvt_pbs_since(now, ps->entered)) -
+			bvt_pbs_log2(ran - ps->entered_ran);
+		p += bvt_pbs_mul(epsilon, max_t(s64, inter, 0));
+	}
+	return p;
+}
+
+/*
+ * The running entity's bonus gamma (Eq. 5), for a switch every dT.  The
+ * equation is for threads that have run long (S >> dT); a young one's p
+ * falls fast as it runs, and one picked for its S = 0 is far from the
+ * others': S below dT counts as dT, a bonus of at most alpha.
+ */
+static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
+{
+	u64 dt = READ_ONCE(sysctl_sched_bvt_pbs_switch_ns);
+	u64 s = max(bvt_pbs_ran(se) - se->pbs.session_ran, dt);
+
+	lv->pbs_gamma = bvt_pbs_mul(READ_ONCE(bvt_pbs_alpha.q16),
+				    (s64)bvt_pbs_log2(s + dt) - bvt_pbs_log2(s));
+	if (trace_sched_bvt_pbs_pick_enabled() && bvt_entity_is_task(se)) {
+		u64 now = bvt_pbs_now(lv);
+
+		trace_sched_bvt_pbs_pick(bvt_task_of(se),
+					 bvt_pbs_sojourn(se, now),
+					 bvt_pbs_ran(se) - se->pbs.session_ran,
+					 bvt_pbs_entity_prio(se, now),
+					 se->pbs.nr_sessions);
+	}
+}
+
+/*
+ * The exact selection: the runnable entity with the largest p, the
+ * running one with its bonus and winning ties.
+ */
+static struct bvt_entity *bvt_pbs_pick(struct bvt_level *lv)
+{
+	struct bvt_entity *best = lv->curr, *se;
+	u64 now = bvt_pbs_now(lv);
+	struct rb_node *node;
+	s64 p, best_p = S64_MIN;
+
+	if (best && !best->on_rq)
+		best = NULL;
+	if (best)
+		best_p = bvt_pbs_entity_prio(best, now) + lv->pbs_gamma;
+	for (node = rb_first_cached(&lv->timeline); node; node = rb_next(node)) {
+		se = __node_2_bse(node);
+		p = bvt_pbs_entity_prio(se, now);
+		if (p > best_p) {
+			best = se;
+			best_p = p;
+		}
+	}
+	return best;
+}
+
+/* A waking entity preempts when its p passes the running one's, bonus included. */
+static bool bvt_pbs_preempts(const struct bvt_entity *se,
+			     const struct bvt_entity *curr)
+{
+	u64 now = bvt_pbs_now(curr->lv);
+
+	return bvt_pbs_entity_prio(se, now) >
+	       bvt_pbs_entity_prio(curr, now) + curr->lv->pbs_gamma;
+}
+
+static bool bvt_pbs_expired(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	return bvt_pbs_pick(lv) != curr;
+}
+
+/* The running entity gives up its place: any other comes first. */
+static bool bvt_pbs_yield(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	if (RB_EMPTY_ROOT(&lv->timeline.rb_root))
+		return false;
+	lv->pbs_gamma = -2 * BVT_PBS_INF;
+	return true;
+}
+
+/*
+ * Warps order nothing inside the level: it runs warped in the level above
+ * while it runs a warped thread, as its threshold or direct mode says.
+ */
+static s64 bvt_pbs_warp(struct bvt_level *lv)
+{
+	struct bvt_entity *curr = lv->curr;
+
+	return bvt_head_warp(lv, curr && curr->on_rq ? curr : NULL);
+}
+
+/* A wake-up after a long enough inactive period starts a session. */
+static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
+			    int flags)
+{
+	struct bvt_pbs_state *ps = &se->pbs;
+	u64 now = bvt_pbs_now(lv), slept;
+
+	if (ps->epoch != READ_ONCE(bvt_pbs_epoch)) {
+		bvt_pbs_enter(se, now);
+		return;
+	}
+	if (!(flags & ENQUEUE_WAKEUP))
+		return;
+	slept = bvt_pbs_since(now, ps->slept_at);
+	if (bvt_pbs_new_session(slept, ps->slept_total, ps->nr_slept,
+				READ_ONCE(bvt_pbs_beta)))
+		bvt_pbs_start_session(se, now);
+	else
+		ps->session_slept += slept;
+	ps->slept_total += slept;
+	ps->nr_slept++;
+}
+
+static void bvt_pbs_dequeue(struct bvt_level *lv, struct bvt_entity *se,
+			    int flags)
+{
+	if (flags & DEQUEUE_SLEEP)
+		se->pbs.slept_at = bvt_pbs_now(lv);
+}
+
+static const struct bvt_level_ops bvt_pbs_ops = {
+	.queue		= bvt_timeline_add,
+	.unqueue	= bvt_timeline_del,
+	.pick		= bvt_pbs_pick,
+	.warp		= bvt_pbs_warp,
+	.preempts	= bvt_pbs_preempts,
+	.expired	= bvt_pbs_expired,
+	.yield		= bvt_pbs_yield,
+	.picked		= bvt_pbs_picked,
+	.enqueue	= bvt_pbs_enqueue,
+	.dequeue	= bvt_pbs_dequeue,
+};
+
+static inline bool bvt_is_pbs(const struct bvt_level *lv)
+{
+	return lv->ops == &bvt_pbs_ops;
+}
+
+/*
+ * Put @lv, locked, in @mode.  Its queue stays: entering PBS mode, its
+ * runnable entities arrive now; leaving it, they are in E order already.
+ */
+static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
+{
+	const struct bvt_level_ops *ops;
+	struct rb_node *node;
+	u64 now;
+
+	ops = mode == BVT_MODE_PBS ? &bvt_pbs_ops : &bvt_timeline_ops;
+	if (lv->ops == ops)
+		return;
+	lv->ops = ops;
+	if (mode != BVT_MODE_PBS)
+		return;
+	now = bvt_pbs_now(lv);
+	for (node = rb_first_cached(&lv->timeline); node; node = rb_next(node))
+		bvt_pbs_enter(__node_2_bse(node), now);
+	if (lv->curr) {
+		bvt_pbs_enter(lv->curr, now);
+		bvt_pbs_picked(lv, lv->curr);
+	}
+}
+
+/*
+ * Tunables.  alpha, epsilon and beta are decimals with up to three
+ * places ("0.01", "-3", "+inf"); a change applies at the next pick.
+ */
+static const char * const bvt_modes[] = { "bvt", "pbs" };
+
+static DEFINE_MUTEX(bvt_pbs_sysctl_mutex);
+
+static int bvt_be_mode_handler(const struct ctl_table *table, int write,
+			       void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char name[8];
+	struct ctl_table t = { .data = name, .maxlen = sizeof(name) };
+	int ret, mode;
+
+	guard(mutex)(&bvt_pbs_sysctl_mutex);
+	strscpy(name, bvt_modes[sysctl_sched_bvt_be_mode]);
+	ret = proc_dostring(&t, write, buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	mode = sysfs_match_string(bvt_modes, name);
+	if (mode < 0)
+		return -EINVAL;
+	if (mode == sysctl_sched_bvt_be_mode)
+		return 0;
+	if (mode == BVT_MODE_PBS)
+		WRITE_ONCE(bvt_pbs_epoch, bvt_pbs_epoch + 1);
+	WRITE_ONCE(sysctl_sched_bvt_be_mode, mode);
+	bvt_be_apply_all();
+	return 0;
+}
+
+/* "12.345" to 12345; -EINVAL for anything else, as for more places. */
+static int bvt_parse_milli(char *s, u32 *milli)
+{
+	char *frac = strchr(s, '.');
+	unsigned int ip, scale = 100, f = 0;
+	int ret;
+
+	if (frac) {
+		*frac++ = '\0';
+		if (!*frac || strlen(frac) > 3)
+			return -EINVAL;
+		for (; *frac; frac++, scale /= 10) {
+			if (!isdigit(*frac))
+				return -EINVAL;
+			f += (*frac - '0') * scale;
+		}
+	}
+	ret = kstrtouint(s, 10, &ip);
+	if (ret)
+		return ret;
+	if (ip > (U32_MAX - 1 - f) / 1000)
+		return -ERANGE;
+	*milli = ip * 1000 + f;
+	return 0;
+}
+
+/* A decimal text sysctl of @len bytes at most: read or written to @buf. */
+static int bvt_text_sysctl(int write, char *buf, size_t len, void *buffer,
+			   size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table t = { .data = buf, .maxlen = len };
+
+	return proc_dostring(&t, write, buffer, lenp, ppos);
+}
+
+/* alpha, epsilon: a bvt_pbs_tunable within [*extra1, *extra2] thousandths */
+static int bvt_pbs_tunable_handler(const struct ctl_table *table, int write,
+				   void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct bvt_pbs_tunable *tun = table->data;
+	u32 min = *(u32 *)table->extra1, max = *(u32 *)table->extra2, milli;
+	char buf[24];
+	int ret;
+
+	guard(mutex)(&bvt_pbs_sysctl_mutex);
+	snprintf(buf, sizeof(buf), "%u.%03u", tun->milli / 1000,
+		 tun->milli % 1000);
+	ret = bvt_text_sysctl(write, buf, sizeof(buf), buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	ret = bvt_parse_milli(strim(buf), &milli);
+	if (ret)
+		return ret;
+	if (milli < min || milli > max)
+		return -EINVAL;
+	tun->milli = milli;
+	WRITE_ONCE(tun->q16, div_u64((u64)milli << 16, 1000));
+	return 0;
+}
+
+/* beta: "[+|-]inf" or "[+|-]decimal"; "+" counts inactive time in T. */
+static int bvt_pbs_beta_handler(const struct ctl_table *table, int write,
+				void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char buf[24], *s;
+	u32 milli, excl;
+	int ret;
+
+	guard(mutex)(&bvt_pbs_sysctl_mutex);
+	excl = bvt_pbs_beta_excl;
+	if (bvt_pbs_beta == BVT_PBS_BETA_INF)
+		snprintf(buf, sizeof(buf), "%cinf", excl ? '-' : '+');
+	else
+		snprintf(buf, sizeof(buf), "%c%u.%03u", excl ? '-' : '+',
+			 bvt_pbs_beta / 1000, bvt_pbs_beta % 1000);
+	ret = bvt_text_sysctl(write, buf, sizeof(buf), buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	s = strim(buf);
+	excl = *s == '-';
+	if (*s == '-' || *s == '+')
+		s++;
+	if (!strcmp(s, "inf")) {
+		milli = BVT_PBS_BETA_INF;
+	} else {
+		ret = bvt_parse_milli(s, &milli);
+		if (ret)
+			return ret;
+	}
+	WRITE_ONCE(bvt_pbs_beta, milli);
+	WRITE_ONCE(bvt_pbs_beta_excl, excl);
+	return 0;
+}
+
+/*
+ * alpha's bounds (section 3.3: PBS starves no one for 0 < alpha < oo, but
+ * for a long while near either end).  A waiting thread overtakes a running
+ * one when T_wait / T_run reaches (S_wait / S_run)^alpha.  At 0.01 a
+ * newcomer that has had a 1 ms tick waits behind a thread that has run
+ * 1 s for some 14 times their difference in age (1000^-0.01 = 0.93); at
+ * 100 a thread that has run twice as long as another is behind it until
+ * its T is 2^100 times the other's, as good as LAS.  Past either bound
+ * nothing is gained but longer starvation.
+ */
+static u32 bvt_pbs_alpha_min = 10, bvt_pbs_alpha_max = 100000;
+static u32 bvt_pbs_epsilon_max = 10000;
+static unsigned int bvt_pbs_switch_max = NSEC_PER_SEC;
+
+static struct ctl_table bvt_pbs_sysctls[] = {
+	{
+		.procname	= "sched_bvt_be_mode",
+		.maxlen		= 8,
+		.mode		= 0644,
+		.proc_handler	= bvt_be_mode_handler,
+	},
+	{
+		.procname	= "sched_bvt_pbs_alpha",
+		.data		= &bvt_pbs_alpha,
+		.maxlen		= 24,
+		.mode		= 0644,
+		.proc_handler	= bvt_pbs_tunable_handler,
+		.extra1		= &bvt_pbs_alpha_min,
+		.extra2		= &bvt_pbs_alpha_max,
+	},
+	{
+		.procname	= "sched_bvt_pbs_epsilon",
+		.data		= &bvt_pbs_epsilon,
+		.maxlen		= 24,
+		.mode		= 0644,
+		.proc_handler	= bvt_pbs_tunable_handler,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &bvt_pbs_epsilon_max,
+	},
+	{
+		.procname	= "sched_bvt_pbs_beta",
+		.maxlen		= 24,
+		.mode		= 0644,
+		.proc_handler	= bvt_pbs_beta_handler,
+	},
+	{
+		.procname	= "sched_bvt_pbs_switch_ns",
+		.data		= &sysctl_sched_bvt_pbs_switch_ns,
+		.maxlen		= sizeof(unsigned int),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &bvt_pbs_switch_max,
+	},
+};
+
+static int __init sched_bvt_pbs_sysctl_init(void)
+{
+	register_sysctl_init("kernel", bvt_pbs_sysctls);
+	return 0;
+}
+late_initcall(sched_bvt_pbs_sysctl_init);
