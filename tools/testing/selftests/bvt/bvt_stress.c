@@ -559,9 +559,50 @@ static const struct {
 	{ "kernel/sched_bvt_be_threshold_ns", 0, 1000000000 },
 	{ "kernel/sched_bvt_be_direct", 0, 1 },
 	{ "kernel/sched_bvt_re_share_pct", 0, 99 },
+	{ "kernel/sched_bvt_pbs_switch_ns", 0, 20000000 },
 };
 
 #define NR_KNOBS	ARRAY_SIZE(knobs)
+
+/* The PBS mode and its decimal tunables, set as text. */
+static const struct {
+	const char *name;
+	const char *values[4];
+} text_knobs[] = {
+	{ "kernel/sched_bvt_be_mode", { "bvt", "pbs", "pbs", "bvt" } },
+	{ "kernel/sched_bvt_pbs_alpha", { "0.01", "1", "100", "2.5" } },
+	{ "kernel/sched_bvt_pbs_beta", { "+inf", "-3", "0", "+2" } },
+	{ "kernel/sched_bvt_pbs_epsilon", { "0", "0.5", "10", "0" } },
+};
+
+#define NR_TEXT_KNOBS	ARRAY_SIZE(text_knobs)
+
+static char saved_text[NR_TEXT_KNOBS][32];
+
+static void read_text_sysctl(const char *name, char *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	buf[0] = '\0';
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void write_text_sysctl(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	if (val[0])
+		write_file(path, val);
+}
 
 static void *sysctl_main(void *arg)
 {
@@ -569,10 +610,16 @@ static void *sysctl_main(void *arg)
 	int k;
 
 	while (!atomic_load(&stop)) {
-		k = pick(&seed, NR_KNOBS);
-		write_sysctl(knobs[k].name, knobs[k].min +
-			     (unsigned long long)rand_r(&seed) %
-			     (knobs[k].max - knobs[k].min + 1));
+		k = pick(&seed, NR_KNOBS + NR_TEXT_KNOBS);
+		if (k >= (int)NR_KNOBS) {
+			k -= NR_KNOBS;
+			write_text_sysctl(text_knobs[k].name,
+					  text_knobs[k].values[pick(&seed, 4)]);
+		} else {
+			write_sysctl(knobs[k].name, knobs[k].min +
+				     (unsigned long long)rand_r(&seed) %
+				     (knobs[k].max - knobs[k].min + 1));
+		}
 		atomic_fetch_add(&sysctl_flips, 1);
 		usleep(20000);
 	}
@@ -734,6 +781,9 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	nr_strong = nr_cpus / 2 > MAX_STRONG ? MAX_STRONG : nr_cpus / 2 ?: 1;
 	for (i = 0; i < (int)NR_KNOBS; i++)
 		saved[i] = read_sysctl(knobs[i].name);
+	for (i = 0; i < (int)NR_TEXT_KNOBS; i++)
+		read_text_sysctl(text_knobs[i].name, saved_text[i],
+				 sizeof(saved_text[i]));
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
@@ -797,6 +847,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	}
 	for (i = 0; i < (int)NR_KNOBS; i++)
 		write_sysctl(knobs[i].name, saved[i]);
+	for (i = NR_TEXT_KNOBS - 1; i >= 0; i--)
+		write_text_sysctl(text_knobs[i].name, saved_text[i]);
 	for (cpu = 1; cpu < nr_cpus; cpu++)
 		set_online(cpu, 1);
 
