@@ -15,6 +15,7 @@
 
 struct rq;
 struct sched_attr;
+struct seq_file;
 struct task_struct;
 
 struct bvt_level;
@@ -167,6 +168,7 @@ void bvt_pi_set(struct task_struct *p, struct task_struct *donor);
 bool bvt_pi_boosted(struct task_struct *p);
 bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 		   bool in_fi);
+void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
 
 #else /* !CONFIG_SCHED_BVT */
 

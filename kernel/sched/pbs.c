@@ -54,6 +54,7 @@
  */
 #include <linux/ctype.h>
 #include <linux/int_log.h>
+#include <linux/seq_file.h>
 
 #define BVT_PBS_Q		24
 #define BVT_PBS_ONE		((s64)BIT_ULL(BVT_PBS_Q))
@@ -359,6 +360,44 @@ static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
 		bvt_pbs_enter(lv->curr, now);
 		bvt_pbs_picked(lv, lv->curr);
 	}
+}
+
+/* A /proc/<pid>/sched line: @ns as ms with six places. */
+static void bvt_pbs_seq_ms(struct seq_file *m, const char *name, u64 ns)
+{
+	u32 rem;
+	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
+
+	seq_printf(m, "%-45s:%14llu.%06u\n", name, ms, rem);
+}
+
+/*
+ * /proc/<pid>/sched of a thread in a PBS level: its session count, T and S
+ * in ms and p, read without its rq lock, as the lines around them are.
+ */
+void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
+{
+	struct bvt_entity *se = &p->bvt.se;
+	struct bvt_level *lv = READ_ONCE(se->lv);
+	u64 now, frac;
+	s64 prio;
+
+	if (!lv || !bvt_is_pbs(lv) || se->pbs.epoch != READ_ONCE(bvt_pbs_epoch))
+		return;
+	now = bvt_pbs_now(lv);
+	seq_printf(m, "%-45s:%21u\n", "bvt.pbs.nr_sessions",
+		   se->pbs.nr_sessions);
+	bvt_pbs_seq_ms(m, "bvt.pbs.sojourn", bvt_pbs_sojourn(se, now));
+	bvt_pbs_seq_ms(m, "bvt.pbs.service",
+		       bvt_pbs_ran(se) - se->pbs.session_ran);
+	prio = bvt_pbs_entity_prio(se, now);
+	if (prio >= BVT_PBS_INF) {
+		seq_printf(m, "%-45s:%21s\n", "bvt.pbs.prio", "inf");
+		return;
+	}
+	frac = ((abs(prio) & (BVT_PBS_ONE - 1)) * 1000000) >> BVT_PBS_Q;
+	seq_printf(m, "%-45s:%13s%lld.%06llu\n", "bvt.pbs.prio",
+		   prio < 0 ? "-" : "", abs(prio) >> BVT_PBS_Q, frac);
 }
 
 /*

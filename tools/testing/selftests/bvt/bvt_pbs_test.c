@@ -12,6 +12,7 @@
  *  - no starvation at the bounds of alpha: at 100 a long job beside a
  *    stream of short ones that leave it half the CPU, at 0.01 a newcomer
  *    behind a thread that never ends;
+ *  - /proc/<pid>/sched shows a thread's session;
  *  - the mode changes back and forth under load without losing a thread;
  *  - the tunables refuse what is out of their bounds.
  */
@@ -368,6 +369,66 @@ TEST_F(pbs, small_alpha_starves_no_newcomer)
 	pthread_join(told, NULL);
 	printf("# the newcomer's 20 ms took %.0f ms\n", lj.done_ms);
 	EXPECT_LT(lj.done_ms, 5000);
+}
+
+struct sessions {
+	atomic_int phase;
+	atomic_bool stop;
+	pid_t tid;
+};
+
+/* Five runs of 20 ms, 5 ms apart, then one that goes on. */
+static void *sessions_main(void *arg)
+{
+	struct sessions *ss = arg;
+	int i;
+
+	ss->tid = gettid();
+	for (i = 0; i < 5; i++) {
+		spin_cpu_ms(20);
+		usleep(5000);
+	}
+	atomic_store(&ss->phase, 1);
+	while (!atomic_load(&ss->stop))
+		;
+	return NULL;
+}
+
+/* /proc/<pid>/sched shows the session: its count, T, S and p. */
+TEST_F(pbs, proc_shows_the_session)
+{
+	struct sessions ss = { };
+	double n, t, sv, p;
+	pthread_t th;
+
+	ASSERT_EQ(0, write_file(ALPHA, "1"));
+	ASSERT_EQ(0, write_file(BETA, "0"));
+	ASSERT_EQ(0, write_file(MODE, "pbs"));
+	ASSERT_EQ(0, spawn_bvt(&th, sessions_main, &ss));
+	while (!atomic_load(&ss.phase))
+		usleep(1000);
+	usleep(100000);
+	n = proc_sched_field(ss.tid, "bvt.pbs.nr_sessions");
+	t = proc_sched_field(ss.tid, "bvt.pbs.sojourn");
+	sv = proc_sched_field(ss.tid, "bvt.pbs.service");
+	p = proc_sched_field(ss.tid, "bvt.pbs.prio");
+	atomic_store(&ss.stop, true);
+	pthread_join(th, NULL);
+	printf("# %.0f sessions; T %.1f ms, S %.1f ms, p %.3f\n", n, t, sv, p);
+	/* It arrived, then every wake-up started one (beta = 0). */
+	EXPECT_GE(n, 6);
+	/* The last began at the last wake-up, 100 ms or more ago. */
+	EXPECT_GE(t, 90);
+	EXPECT_LT(t, 1000);
+	/*
+	 * Alone on its CPU, it ran most of that, and no more: T is read off
+	 * the CPU's clock and S off the thread's, each updated at a tick.
+	 */
+	EXPECT_GT(sv, t / 2);
+	EXPECT_LE(sv, t + 5);
+	/* alpha = 1: p = log2(T / S), near 0 */
+	EXPECT_GT(p, -0.5);
+	EXPECT_LT(p, 1.5);
 }
 
 static const char *flip_mode;
