@@ -20,6 +20,14 @@
  *   -R, --reset-on-fork children do not inherit privileged parameters
  *
  * Setting on a thread that is already SCHED_BVT changes only what is given.
+ *
+ *   bvtctl --level [LEVEL OPTION]...      show, or set, how the best-effort
+ *                                         level orders its threads
+ *       --mode bvt|pbs      by virtual time, or by PBS log-priority
+ *       --alpha X           PBS alpha, 0.01..100
+ *       --beta [+-]X|inf    PBS session threshold beta
+ *       --switch DUR        PBS switch interval dT (gamma)
+ *       --epsilon X         PBS interactivity favour, 0..10
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -192,6 +200,73 @@ static int show(pid_t pid)
 	return 0;
 }
 
+/* The best-effort level's sysctls that bvtctl --level shows and sets. */
+static const struct {
+	const char *opt, *sysctl;
+} level_knobs[] = {
+	{ "mode", "sched_bvt_be_mode" },
+	{ "alpha", "sched_bvt_pbs_alpha" },
+	{ "beta", "sched_bvt_pbs_beta" },
+	{ "switch", "sched_bvt_pbs_switch_ns" },
+	{ "epsilon", "sched_bvt_pbs_epsilon" },
+};
+
+static int level_knob(const char *sysctl, const char *set, char *buf,
+		      size_t len)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", sysctl);
+	f = fopen(path, set ? "w" : "r");
+	if (!f)
+		return -1;
+	if (set)
+		ret = fprintf(f, "%s\n", set) < 0;
+	else
+		ret = !fgets(buf, len, f);
+	if (fclose(f) || ret)
+		return -1;
+	if (!set)
+		buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* Set the level's knobs given in @set (NULL: leave), then show them all. */
+static int be_level(char **set)
+{
+	char buf[64], dur[32];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(level_knobs); i++) {
+		if (set[i] && level_knob(level_knobs[i].sysctl, set[i], NULL, 0)) {
+			fprintf(stderr, "bvtctl: --%s %s: %s%s\n",
+				level_knobs[i].opt, set[i], strerror(errno),
+				errno == EINVAL ? " (out of its range)" :
+				errno == EACCES || errno == EPERM ?
+					" (needs root)" : "");
+			return 1;
+		}
+	}
+	printf("best-effort level:");
+	for (i = 0; i < ARRAY_SIZE(level_knobs); i++) {
+		if (level_knob(level_knobs[i].sysctl, NULL, buf, sizeof(buf))) {
+			printf("\n");
+			fprintf(stderr, "bvtctl: no %s in this kernel\n",
+				level_knobs[i].sysctl);
+			return 1;
+		}
+		if (!strcmp(level_knobs[i].opt, "switch"))
+			printf(" switch %s", duration(strtoull(buf, NULL, 10),
+						      dur, sizeof(dur)));
+		else
+			printf(" %s %s", level_knobs[i].opt, buf);
+	}
+	printf("\n");
+	return 0;
+}
+
 static void print_usage(int status)
 {
 	fprintf(status ? stderr : stdout,
@@ -201,6 +276,8 @@ static void print_usage(int status)
 		"options: -w/--weight N  -n/--nice N  -W/--warp DUR  -L/--limit DUR\n"
 		"         -U/--unwarp DUR  --no-warp  -r/--reserved  --best-effort\n"
 		"         -R/--reset-on-fork\n"
+		"       bvtctl --level [--mode bvt|pbs] [--alpha X] [--beta [+-]X|inf]\n"
+		"                      [--switch DUR] [--epsilon X]\n"
 		"DUR is a number with a unit: ns, us, ms or s (e.g. 20ms)\n");
 	exit(status);
 }
@@ -219,8 +296,17 @@ int main(int argc, char **argv)
 		{ "best-effort", no_argument, NULL, 'B' },
 		{ "reset-on-fork", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "level", no_argument, NULL, 'l' },
+		/* the level's knobs: 0x100 + their index in level_knobs */
+		{ "mode", required_argument, NULL, 0x100 },
+		{ "alpha", required_argument, NULL, 0x101 },
+		{ "beta", required_argument, NULL, 0x102 },
+		{ "switch", required_argument, NULL, 0x103 },
+		{ "epsilon", required_argument, NULL, 0x104 },
 		{ }
 	};
+	char *level_set[ARRAY_SIZE(level_knobs)] = { };
+	bool level_opt = false;
 	struct sched_attr attr = { .size = sizeof(attr) };
 	bool set = false;
 	pid_t pid = -1;
@@ -295,11 +381,32 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			print_usage(0);
+		case 'l':
+			level_opt = true;
+			continue;
+		case 0x100 ... 0x104:
+			level_set[c - 0x100] = optarg;
+			level_opt = true;
+			if (c == 0x103) {
+				static char ns_buf[32];
+
+				if (!parse_duration(optarg, &ns))
+					goto bad_level;
+				snprintf(ns_buf, sizeof(ns_buf), "%llu", ns);
+				level_set[c - 0x100] = ns_buf;
+			}
+			continue;
 		default:
 			print_usage(2);
 		}
 		if (c != 'p')
 			set = true;
+	}
+
+	if (level_opt) {
+		if (set || pid >= 0 || optind < argc)
+			print_usage(2);
+		return be_level(level_set);
 	}
 
 	if (pid >= 0 && optind < argc)
@@ -326,5 +433,8 @@ int main(int argc, char **argv)
 
 bad:
 	fprintf(stderr, "bvtctl: bad value '%s' for -%c\n", optarg, c);
+	return 1;
+bad_level:
+	fprintf(stderr, "bvtctl: bad value '%s' for --switch\n", optarg);
 	return 1;
 }

@@ -15,7 +15,7 @@ if [ ! -x "$BVTCTL" ]; then
 	ktap_skip_all "no bvtctl at $BVTCTL"
 	exit 4
 fi
-ktap_set_plan 7
+ktap_set_plan 10
 
 # expect DESCRIPTION PATTERN COMMAND...: COMMAND's output matches PATTERN.
 expect() {
@@ -58,6 +58,23 @@ expect "refuses a duration without a known unit" \
 expect "refuses a weight out of range" \
 	"bvtctl: bad value '88762' for -w*" \
 	"$BVTCTL" --weight 88762 true
+
+# The best-effort level's mode and PBS tunables, restored at the end.
+saved=$("$BVTCTL" --level)
+expect "sets and shows the best-effort level's PBS mode" \
+	"best-effort level: mode pbs alpha 0.500 beta -3.000 switch 2ms epsilon 0.100" \
+	"$BVTCTL" --level --mode pbs --alpha 0.5 --beta -3 --switch 2ms --epsilon 0.1
+
+expect "refuses an alpha out of its range" \
+	"bvtctl: --alpha 1000: Invalid argument (out of its range)" \
+	"$BVTCTL" --level --alpha 1000
+
+expect "changes only the level knobs given" \
+	"best-effort level: mode bvt alpha 0.500 beta -3.000 switch 2ms epsilon 0.100" \
+	"$BVTCTL" --level --mode bvt
+set -- $saved
+"$BVTCTL" --level --mode "$4" --alpha "$6" --beta "$8" --switch "${10}" \
+	--epsilon "${12}" >/dev/null
 
 if command -v setpriv >/dev/null; then
 	expect "an unprivileged raise fails with EPERM" \
