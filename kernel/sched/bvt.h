@@ -20,6 +20,9 @@ struct task_struct;
 
 struct bvt_level;
 
+/* PBS's O(1) selection keeps this many top entities (the paper's L). */
+#define BVT_PBS_TOP	2
+
 /*
  * What makes one kind of level differ from another: how it orders its
  * runnable entities and picks one, and how urgent the one it would run
@@ -84,6 +87,12 @@ struct bvt_level {
 	u64				ran;
 	/* the running entity's bonus gamma, log2 in Q24 */
 	s64				pbs_gamma;
+	/* the running entity called sched_yield(): the next pick skips it */
+	unsigned int			pbs_yielded;
+	/* the sampled selection's L top entities, and where sampling goes on */
+	struct bvt_entity		*pbs_top[BVT_PBS_TOP];
+	unsigned int			pbs_nr_top;
+	struct rb_node			*pbs_cursor;
 };
 
 /*

@@ -651,13 +651,16 @@ static void bvt_test_pbs_prio(struct kunit *test)
 	/* alpha = 100: the one that ran least first, though far younger. */
 	KUNIT_EXPECT_GT(test, bvt_pbs_prio(ms, ms / 2, hi, 1024),
 			bvt_pbs_prio(3600000 * ms, ms, hi, 1024));
-	/* No overflow at the largest values. */
+	/*
+	 * No overflow at the largest values: |p| stays within log2 T and
+	 * alpha * log2(S / kappa), 64 + 100 * (64 + 10), far below INF.
+	 */
 	p = bvt_pbs_prio(U64_MAX, U64_MAX, hi, 1);
 	KUNIT_EXPECT_LT(test, p, 0LL);
-	KUNIT_EXPECT_GT(test, p, -BVT_PBS_INF);
+	KUNIT_EXPECT_GT(test, p, -(64LL + 100 * 74 + 1) * BVT_PBS_ONE);
 	p = bvt_pbs_prio(U64_MAX, 1, hi, SCHED_BVT_WEIGHT_MAX);
 	KUNIT_EXPECT_GT(test, p, 0LL);
-	KUNIT_EXPECT_LT(test, p, BVT_PBS_INF);
+	KUNIT_EXPECT_LT(test, p, (64LL + 100 * 10 + 1) * BVT_PBS_ONE);
 }
 
 /* Section 4.1's rule for a new session. */
@@ -678,6 +681,9 @@ static void bvt_test_pbs_session(struct kunit *test)
 	/* beta = 0.5 */
 	KUNIT_EXPECT_TRUE(test, bvt_pbs_new_session(5 * ms, 40 * ms, 4, 500));
 	KUNIT_EXPECT_FALSE(test, bvt_pbs_new_session(4 * ms, 40 * ms, 4, 500));
+	/* A threshold past 2^64 ns: never, and no overflow. */
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_new_session(U64_MAX, U64_MAX, 1,
+						     BVT_PBS_BETA_MAX));
 }
 
 /* Tunables are decimals with up to three places. */
@@ -705,6 +711,112 @@ static void bvt_test_pbs_parse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bvt_parse_milli(buf, &milli), -ERANGE);
 }
 
+/* A level standing in for an entity of a PBS level: T from @start, S @ran. */
+static void bvt_test_pbs_entity(struct bvt_level *e, u64 avt, u64 start,
+				u64 ran)
+{
+	memset(e, 0, sizeof(*e));
+	RB_CLEAR_NODE(&e->se.run_node);
+	e->se.my_level = e;
+	e->se.weight = BVT_WEIGHT_UNIT;
+	e->se.avt = avt;
+	e->se.pbs.session = start;
+	e->ran = ran;
+}
+
+/*
+ * Algorithm 1's sets: L keeps the best of the last pick and the newest
+ * arrivals, M is sampled in turn round the timeline, and an entity that
+ * is not sampled is found at a later pick.
+ */
+static void bvt_test_pbs_sampled(struct kunit *test)
+{
+	struct bvt_level *lv = kunit_kzalloc(test, sizeof(*lv), GFP_KERNEL);
+	struct bvt_level *e = kunit_kcalloc(test, 8, sizeof(*e), GFP_KERNEL);
+	u64 ms = NSEC_PER_MSEC, now = NSEC_PER_SEC;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, lv);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	init_bvt_level(lv, NULL, &bvt_pbs_ops);
+	/* In E order e[0] .. e[7]; e[7] has run least, the best p. */
+	for (i = 0; i < 8; i++) {
+		bvt_test_pbs_entity(&e[i], i * ms, 0, (100 - 10 * i) * ms);
+		bvt_timeline_add(lv, &e[i].se);
+		e[i].se.on_rq = 1;
+		lv->nr_queued++;
+	}
+	/* L is empty: M + L = 6 are sampled, e[0] .. e[5]. */
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_sampled(lv, now), &e[5].se);
+	KUNIT_EXPECT_EQ(test, lv->pbs_nr_top, 2U);
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[5].se));
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[4].se));
+	KUNIT_EXPECT_PTR_EQ(test, lv->pbs_cursor, &e[6].se.run_node);
+	/* L and 4 more, round the end: e[6], e[7], e[0], e[1]. */
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_sampled(lv, now), &e[7].se);
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[7].se));
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[6].se));
+	KUNIT_EXPECT_PTR_EQ(test, lv->pbs_cursor, &e[2].se.run_node);
+	/* A departure leaves L; an arrival into a full L drops the least. */
+	bvt_pbs_top_del(lv, &e[7].se);
+	KUNIT_EXPECT_EQ(test, lv->pbs_nr_top, 1U);
+	bvt_pbs_top_add(lv, &e[0].se, now);
+	bvt_pbs_top_add(lv, &e[7].se, now);
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[7].se));
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[6].se));
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_in_top(lv, &e[0].se));
+	/* An arrival worse than all of a full L stays out of it. */
+	bvt_pbs_top_add(lv, &e[1].se, now);
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_in_top(lv, &e[1].se));
+	/* Sampling goes on past an entity that leaves the queue. */
+	bvt_pbs_unqueue(lv, &e[2].se);
+	KUNIT_EXPECT_PTR_EQ(test, lv->pbs_cursor, &e[3].se.run_node);
+	/* The exact selection finds the best at once. */
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_exact(lv, now), &e[7].se);
+}
+
+/*
+ * The sampled selection predicts T when the samples come round again: a
+ * young entity's p grows faster.  And the running entity that yielded
+ * gives way, its gamma aside, for one pick.
+ */
+static void bvt_test_pbs_predicted(struct kunit *test)
+{
+	struct bvt_level *lv = kunit_kzalloc(test, sizeof(*lv), GFP_KERNEL);
+	struct bvt_level *e = kunit_kcalloc(test, 2, sizeof(*e), GFP_KERNEL);
+	u64 ms = NSEC_PER_MSEC, us = NSEC_PER_USEC, now = NSEC_PER_SEC;
+
+	KUNIT_ASSERT_NOT_NULL(test, lv);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	init_bvt_level(lv, NULL, &bvt_pbs_ops);
+	/* young: T 1 ms, S 0.5 ms, p 1; old: T 100 ms, S 20 ms, p 2.32 */
+	bvt_test_pbs_entity(&e[0], 0, now - ms, 500 * us);
+	bvt_test_pbs_entity(&e[1], 1, now - 100 * ms, 20 * ms);
+	bvt_timeline_add(lv, &e[0].se);
+	bvt_timeline_add(lv, &e[1].se);
+	e[0].se.on_rq = 1;
+	e[1].se.on_rq = 1;
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_exact(lv, now), &e[1].se);
+	/*
+	 * As with 8 runnable: T 4 ms ahead (8 * q / 2M, q = dT = 4 ms):
+	 * young log2(5 / 0.5) = 3.32, old log2(104 / 20) = 2.38.
+	 */
+	lv->nr_queued = 8;
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_sampled(lv, now), &e[0].se);
+
+	/* The old one runs, with no bonus: it stays, but not after a yield. */
+	bvt_timeline_del(lv, &e[1].se);
+	lv->curr = &e[1].se;
+	lv->nr_queued = 2;
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_exact(lv, now), &e[1].se);
+	KUNIT_EXPECT_TRUE(test, bvt_pbs_yield(lv, &e[1].se));
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_exact(lv, now), &e[0].se);
+	/* The young one, alone, does not yield. */
+	bvt_timeline_del(lv, &e[0].se);
+	lv->curr = &e[0].se;
+	KUNIT_EXPECT_FALSE(test, bvt_pbs_yield(lv, &e[0].se));
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -727,6 +839,8 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_pbs_prio),
 	KUNIT_CASE(bvt_test_pbs_session),
 	KUNIT_CASE(bvt_test_pbs_parse),
+	KUNIT_CASE(bvt_test_pbs_sampled),
+	KUNIT_CASE(bvt_test_pbs_predicted),
 	{ }
 };
 

@@ -24,7 +24,9 @@
  *    session (T and S from 0).  beta = inf: one session from the time the
  *    entity entered the level; beta = 0: every wake-up starts one.  "+beta"
  *    counts the inactive time within a session in T, "-beta" leaves it
- *    out.
+ *    out.  The first wake-up, with no earlier period, starts one; one whose
+ *    inactive period is not known (it slept in another level or class)
+ *    starts none and is not counted.
  *  - gamma (Eq. 5): the running entity's bonus, alpha * log2(1 + dT / S),
  *    S taken when it was picked (and at least dT), so that it runs for
  *    about dT (kernel.sched_bvt_pbs_switch_ns) before an equal one takes
@@ -34,7 +36,7 @@
  *    nice keep meaning "kappa times the share".
  *  - epsilon (section 5.3): plus epsilon * (log2(T') - log2(S')), T' and S'
  *    since the entity entered the level (alpha' = 1, beta' = inf), a bonus
- *    for interactive threads.
+ *    for interactive threads (T' >= S': never a malus).
  *
  * Log-priorities are s64 fixed point, Q24 (log2 values are below 64), from
  * the kernel's intlog2(); alpha and epsilon are Q16.  An entity with
@@ -48,7 +50,20 @@
  *
  * The level keeps its timeline, ordered by E: its SVT and its entities'
  * virtual times stay valid, and the mode can change with threads queued.
- * The exact selection looks at every runnable entity of the level.
+ * The running entity's A is kept within an allowance of SVT, so that what
+ * PBS gave it is no debt when the level goes back to BVT mode.  Wake-up
+ * placement, push and pull still compare E across CPUs: under PBS they
+ * spread threads by load, not by who would run first.
+ *
+ * The exact selection looks at every runnable entity of the level, up to
+ * BVT_PBS_EXACT_MAX of them; the sampled one (the paper's Algorithm 1, its
+ * "O(1) scheduler") at the L = BVT_PBS_TOP best of the last pick (an
+ * arrival joins them if it beats the least), M = BVT_PBS_SAMPLE more taken
+ * in turn round the timeline and the running one, with T predicted
+ * nr * q / 2M ahead, q the switch interval or a tick, when a sampled
+ * entity's turn to be looked at comes again (kernel.sched_bvt_pbs_select).
+ * A tick asks the same selection whether the running entity's turn is
+ * over, and so moves L and the samples on too.
  *
  * Included from bvt.c.
  */
@@ -58,11 +73,22 @@
 
 #define BVT_PBS_Q		24
 #define BVT_PBS_ONE		((s64)BIT_ULL(BVT_PBS_Q))
-/* Above any finite log-priority: |p| < (64 + 100 * 64) * 2^24 < 2^37. */
+/*
+ * Above any finite log-priority: |p| < (64 + 100 * (64 + 10) + 10 * 64)
+ * * 2^24 < 2^37 (log2 T, alpha * log2(S / kappa), epsilon's term).
+ */
 #define BVT_PBS_INF		((s64)BIT_ULL(60))
 #define BVT_PBS_BETA_INF	U32_MAX
+#define BVT_PBS_BETA_MAX	(1000 * 1000)
+/* The sampled selection looks at this many more a pick (the paper's M). */
+#define BVT_PBS_SAMPLE		4
+/* Beyond this many runnable entities the exact selection samples. */
+#define BVT_PBS_EXACT_MAX	64
 
-/* Bumped by every switch to PBS: state from before is stale. */
+enum { BVT_PBS_EXACT, BVT_PBS_SAMPLED };
+static unsigned int sysctl_sched_bvt_pbs_select = BVT_PBS_EXACT;
+
+/* See bvt_pbs_new_epoch(). */
 static u32 bvt_pbs_epoch = 1;
 
 /* A fixed-point tunable, set in thousandths and used in Q16. */
@@ -119,11 +145,16 @@ static s64 bvt_pbs_prio(u64 t, u64 s, u32 alpha, u32 weight)
  */
 static bool bvt_pbs_new_session(u64 slept, u64 total, u32 nr, u32 beta)
 {
+	u64 threshold;
+
 	if (beta == BVT_PBS_BETA_INF)
 		return false;
 	if (!nr)
 		return true;
-	return slept >= mul_u64_u32_div(div_u64(total, nr), beta, 1000);
+	/* Past 2^64 / 1000 ns (213 days) the threshold is never reached. */
+	if (check_mul_overflow(div_u64(total, nr), (u64)beta, &threshold))
+		return false;
+	return slept >= div_u64(threshold, 1000);
 }
 
 /* ns from @then to @now, 0 if @then is later (another CPU's clock) */
@@ -141,9 +172,18 @@ static u64 bvt_pbs_ran(const struct bvt_entity *se)
 }
 
 /*
- * The clock of @lv's CPU.  Read where it may not have been updated (a
- * level's warp is asked for as its threads are charged): T need not be
- * exact to the tick.
+ * S: what @se has run since @since_ran.  A level's run time goes back by
+ * the minimum charging unit's rounding: never below 0.
+ */
+static inline u64 bvt_pbs_service(const struct bvt_entity *se, u64 since_ran)
+{
+	return bvt_pbs_since(bvt_pbs_ran(se), since_ran);
+}
+
+/*
+ * The clock of @lv's CPU, read without asserting that it was updated: a
+ * tick or a pick has updated it, a wake-up preemption check may see it a
+ * tick old, and T need not be exact to the tick.
  */
 static inline u64 bvt_pbs_now(const struct bvt_level *lv)
 {
@@ -160,6 +200,14 @@ static void bvt_pbs_start_session(struct bvt_entity *se, u64 now)
 	ps->nr_sessions++;
 }
 
+/* Bumped by every switch to PBS, never 0: state from before is stale. */
+static void bvt_pbs_new_epoch(void)
+{
+	u32 epoch = bvt_pbs_epoch + 1;
+
+	WRITE_ONCE(bvt_pbs_epoch, epoch ?: 1);
+}
+
 /* @se arrives: it entered the level, or the level entered PBS mode. */
 static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
 {
@@ -167,6 +215,7 @@ static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
 
 	ps->entered = now;
 	ps->entered_ran = bvt_pbs_ran(se);
+	ps->slept_at = 0;
 	ps->slept_total = 0;
 	ps->nr_slept = 0;
 	ps->nr_sessions = 0;
@@ -194,14 +243,32 @@ static s64 bvt_pbs_entity_prio(const struct bvt_entity *se, u64 now)
 	u64 ran = bvt_pbs_ran(se);
 	s64 p, inter;
 
-	p = bvt_pbs_prio(bvt_pbs_sojourn(se, now), ran - ps->session_ran,
-			 alpha, se->weight);
+	p = bvt_pbs_prio(bvt_pbs_sojourn(se, now),
+			 bvt_pbs_since(ran, ps->session_ran), alpha, se->weight);
 	if (epsilon) {
+		/* T' >= S', as T >= S: a clock skew makes no malus */
 		inter = (s64)bvt_pbs_log2(bvt_pbs_since(now, ps->entered)) -
-			bvt_pbs_log2(ran - ps->entered_ran);
+			bvt_pbs_log2(bvt_pbs_since(ran, ps->entered_ran));
 		p += bvt_pbs_mul(epsilon, max_t(s64, inter, 0));
 	}
 	return p;
+}
+
+/*
+ * Virtual time orders nothing in a PBS level, but the level keeps it for
+ * when it goes back to BVT mode, for migrations and for the SVT the others
+ * join at: keep the running @curr's A within an allowance and a tick (at
+ * its weight) of SVT, or a thread that ran for minutes under FCFS would
+ * be starved that long once the level is back in BVT mode.  @curr is out
+ * of the timeline, and SVT, the least A, is not above it.
+ */
+static void bvt_pbs_bound_lag(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	u64 ahead = 2 * READ_ONCE(sysctl_sched_bvt_allowance_ns) + TICK_NSEC;
+	u64 max = bvt_scale(ahead, curr->weight);
+
+	if (vt_before(lv->svt + max, curr->avt))
+		curr->avt = lv->svt + max;
 }
 
 /*
@@ -213,36 +280,43 @@ static s64 bvt_pbs_entity_prio(const struct bvt_entity *se, u64 now)
 static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
 {
 	u64 dt = READ_ONCE(sysctl_sched_bvt_pbs_switch_ns);
-	u64 s = max(bvt_pbs_ran(se) - se->pbs.session_ran, dt);
+	u64 s = max(bvt_pbs_service(se, se->pbs.session_ran), dt);
 
 	lv->pbs_gamma = bvt_pbs_mul(READ_ONCE(bvt_pbs_alpha.q16),
 				    (s64)bvt_pbs_log2(s + dt) - bvt_pbs_log2(s));
+	lv->pbs_yielded = 0;
+	bvt_pbs_bound_lag(lv, se);
 	if (trace_sched_bvt_pbs_pick_enabled() && bvt_entity_is_task(se)) {
 		u64 now = bvt_pbs_now(lv);
 
 		trace_sched_bvt_pbs_pick(bvt_task_of(se),
 					 bvt_pbs_sojourn(se, now),
-					 bvt_pbs_ran(se) - se->pbs.session_ran,
+					 bvt_pbs_service(se, se->pbs.session_ran),
 					 bvt_pbs_entity_prio(se, now),
 					 se->pbs.nr_sessions);
 	}
+}
+
+/* The running entity's bonus: gamma, or after sched_yield() a malus. */
+static inline s64 bvt_pbs_bonus(const struct bvt_level *lv)
+{
+	return lv->pbs_yielded ? -2 * BVT_PBS_INF : lv->pbs_gamma;
 }
 
 /*
  * The exact selection: the runnable entity with the largest p, the
  * running one with its bonus and winning ties.
  */
-static struct bvt_entity *bvt_pbs_pick(struct bvt_level *lv)
+static struct bvt_entity *bvt_pbs_pick_exact(struct bvt_level *lv, u64 now)
 {
 	struct bvt_entity *best = lv->curr, *se;
-	u64 now = bvt_pbs_now(lv);
 	struct rb_node *node;
 	s64 p, best_p = S64_MIN;
 
 	if (best && !best->on_rq)
 		best = NULL;
 	if (best)
-		best_p = bvt_pbs_entity_prio(best, now) + lv->pbs_gamma;
+		best_p = bvt_pbs_entity_prio(best, now) + bvt_pbs_bonus(lv);
 	for (node = rb_first_cached(&lv->timeline); node; node = rb_next(node)) {
 		se = __node_2_bse(node);
 		p = bvt_pbs_entity_prio(se, now);
@@ -252,6 +326,157 @@ static struct bvt_entity *bvt_pbs_pick(struct bvt_level *lv)
 		}
 	}
 	return best;
+}
+
+static bool bvt_pbs_in_top(const struct bvt_level *lv,
+			   const struct bvt_entity *se)
+{
+	unsigned int i;
+
+	for (i = 0; i < lv->pbs_nr_top; i++) {
+		if (lv->pbs_top[i] == se)
+			return true;
+	}
+	return false;
+}
+
+/* @se departs: it leaves L. */
+static void bvt_pbs_top_del(struct bvt_level *lv, struct bvt_entity *se)
+{
+	unsigned int i;
+
+	for (i = 0; i < lv->pbs_nr_top; i++) {
+		if (lv->pbs_top[i] == se) {
+			lv->pbs_top[i] = lv->pbs_top[--lv->pbs_nr_top];
+			return;
+		}
+	}
+}
+
+/*
+ * @se arrives: it joins L, and if L was full the least of L and @se at
+ * @now leaves it (which may be @se).
+ */
+static void bvt_pbs_top_add(struct bvt_level *lv, struct bvt_entity *se,
+			    u64 now)
+{
+	unsigned int i, least = 0;
+	s64 p, least_p;
+
+	if (bvt_pbs_in_top(lv, se))
+		return;
+	if (lv->pbs_nr_top < BVT_PBS_TOP) {
+		lv->pbs_top[lv->pbs_nr_top++] = se;
+		return;
+	}
+	least_p = bvt_pbs_entity_prio(se, now);
+	least = BVT_PBS_TOP;
+	for (i = 0; i < BVT_PBS_TOP; i++) {
+		p = bvt_pbs_entity_prio(lv->pbs_top[i], now);
+		if (p < least_p) {
+			least_p = p;
+			least = i;
+		}
+	}
+	if (least < BVT_PBS_TOP)
+		lv->pbs_top[least] = se;
+}
+
+/* Take the BVT_PBS_SAMPLE + L - |L| next entities round the timeline. */
+static unsigned int bvt_pbs_sample(struct bvt_level *lv,
+				   struct bvt_entity **cand, unsigned int n)
+{
+	unsigned int want = BVT_PBS_SAMPLE + BVT_PBS_TOP - lv->pbs_nr_top;
+	unsigned int steps = lv->nr_queued;
+	struct rb_node *node, *start;
+	struct bvt_entity *se;
+
+	node = lv->pbs_cursor ?: rb_first_cached(&lv->timeline);
+	start = node;
+	while (node && want && steps--) {
+		se = __node_2_bse(node);
+		if (!bvt_pbs_in_top(lv, se)) {
+			cand[n++] = se;
+			want--;
+		}
+		node = rb_next(node) ?: rb_first_cached(&lv->timeline);
+		if (node == start)
+			break;
+	}
+	lv->pbs_cursor = node;
+	return n;
+}
+
+/*
+ * Algorithm 1: of L, the sampled entities and the running one (with its
+ * bonus, winning ties), the one with the largest p at T predicted
+ * nr * q / 2M ahead, when a sampled entity is looked at again; the L
+ * best of them are the next pick's L.
+ */
+static struct bvt_entity *bvt_pbs_pick_sampled(struct bvt_level *lv, u64 now)
+{
+	struct bvt_entity *cand[BVT_PBS_TOP + BVT_PBS_SAMPLE + 1];
+	struct bvt_entity *curr = lv->curr, *best = NULL;
+	s64 p[ARRAY_SIZE(cand)], best_p = S64_MIN;
+	u64 q = max_t(u64, READ_ONCE(sysctl_sched_bvt_pbs_switch_ns),
+		      TICK_NSEC);
+	unsigned int n, i, j;
+
+	now += lv->nr_queued * q / (2 * BVT_PBS_SAMPLE);
+	for (n = 0; n < lv->pbs_nr_top; n++)
+		cand[n] = lv->pbs_top[n];
+	n = bvt_pbs_sample(lv, cand, n);
+	if (curr && curr->on_rq && !bvt_pbs_in_top(lv, curr))
+		cand[n++] = curr;
+	for (i = 0; i < n; i++) {
+		p[i] = bvt_pbs_entity_prio(cand[i], now);
+		if (cand[i] == curr)
+			p[i] += bvt_pbs_bonus(lv);
+		if (p[i] > best_p || (p[i] == best_p && cand[i] == curr)) {
+			best = cand[i];
+			best_p = p[i];
+		}
+	}
+	/* The next L: the BVT_PBS_TOP best, by selection. */
+	for (i = 0; i < n && i < BVT_PBS_TOP; i++) {
+		for (j = i + 1; j < n; j++) {
+			if (p[j] > p[i]) {
+				swap(p[i], p[j]);
+				swap(cand[i], cand[j]);
+			}
+		}
+		lv->pbs_top[i] = cand[i];
+	}
+	lv->pbs_nr_top = i;
+	return best;
+}
+
+static inline bool bvt_pbs_sampling(const struct bvt_level *lv)
+{
+	return READ_ONCE(sysctl_sched_bvt_pbs_select) == BVT_PBS_SAMPLED ||
+	       lv->nr_queued > BVT_PBS_EXACT_MAX;
+}
+
+static struct bvt_entity *bvt_pbs_pick(struct bvt_level *lv)
+{
+	u64 now = bvt_pbs_now(lv);
+	struct bvt_entity *se;
+
+	if (bvt_pbs_sampling(lv))
+		se = bvt_pbs_pick_sampled(lv, now);
+	else
+		se = bvt_pbs_pick_exact(lv, now);
+	/* A sched_yield() is for the pick that follows it. */
+	lv->pbs_yielded = 0;
+	return se;
+}
+
+/* Around a switch: sampling goes on past an entity that leaves the queue. */
+static void bvt_pbs_unqueue(struct bvt_level *lv, struct bvt_entity *se)
+{
+	if (lv->pbs_cursor == &se->run_node)
+		lv->pbs_cursor = rb_next(&se->run_node);
+	bvt_timeline_del(lv, se);
 }
 
 /* A waking entity preempts when its p passes the running one's, bonus included. */
@@ -266,6 +491,7 @@ static bool bvt_pbs_preempts(const struct bvt_entity *se,
 
 static bool bvt_pbs_expired(struct bvt_level *lv, struct bvt_entity *curr)
 {
+	bvt_pbs_bound_lag(lv, curr);
 	return bvt_pbs_pick(lv) != curr;
 }
 
@@ -274,7 +500,7 @@ static bool bvt_pbs_yield(struct bvt_level *lv, struct bvt_entity *curr)
 {
 	if (RB_EMPTY_ROOT(&lv->timeline.rb_root))
 		return false;
-	lv->pbs_gamma = -2 * BVT_PBS_INF;
+	lv->pbs_yielded = 1;
 	return true;
 }
 
@@ -296,13 +522,16 @@ static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 	struct bvt_pbs_state *ps = &se->pbs;
 	u64 now = bvt_pbs_now(lv), slept;
 
+	if (bvt_pbs_sampling(lv))
+		bvt_pbs_top_add(lv, se, now);
 	if (ps->epoch != READ_ONCE(bvt_pbs_epoch)) {
 		bvt_pbs_enter(se, now);
 		return;
 	}
-	if (!(flags & ENQUEUE_WAKEUP))
+	if (!(flags & ENQUEUE_WAKEUP) || !ps->slept_at)
 		return;
 	slept = bvt_pbs_since(now, ps->slept_at);
+	ps->slept_at = 0;
 	if (bvt_pbs_new_session(slept, ps->slept_total, ps->nr_slept,
 				READ_ONCE(bvt_pbs_beta)))
 		bvt_pbs_start_session(se, now);
@@ -315,13 +544,14 @@ static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 static void bvt_pbs_dequeue(struct bvt_level *lv, struct bvt_entity *se,
 			    int flags)
 {
-	if (flags & DEQUEUE_SLEEP)
-		se->pbs.slept_at = bvt_pbs_now(lv);
+	bvt_pbs_top_del(lv, se);
+	/* An inactive period it has in another level or class is not known. */
+	se->pbs.slept_at = flags & DEQUEUE_SLEEP ? bvt_pbs_now(lv) : 0;
 }
 
 static const struct bvt_level_ops bvt_pbs_ops = {
 	.queue		= bvt_timeline_add,
-	.unqueue	= bvt_timeline_del,
+	.unqueue	= bvt_pbs_unqueue,
 	.pick		= bvt_pbs_pick,
 	.warp		= bvt_pbs_warp,
 	.preempts	= bvt_pbs_preempts,
@@ -350,9 +580,11 @@ static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
 	ops = mode == BVT_MODE_PBS ? &bvt_pbs_ops : &bvt_timeline_ops;
 	if (lv->ops == ops)
 		return;
-	lv->ops = ops;
+	WRITE_ONCE(lv->ops, ops);
 	if (mode != BVT_MODE_PBS)
 		return;
+	lv->pbs_nr_top = 0;
+	lv->pbs_cursor = NULL;
 	now = bvt_pbs_now(lv);
 	for (node = rb_first_cached(&lv->timeline); node; node = rb_next(node))
 		bvt_pbs_enter(__node_2_bse(node), now);
@@ -373,24 +605,37 @@ static void bvt_pbs_seq_ms(struct seq_file *m, const char *name, u64 ns)
 
 /*
  * /proc/<pid>/sched of a thread in a PBS level: its session count, T and S
- * in ms and p, read without its rq lock, as the lines around them are.
+ * in ms, and p, brought up to date as task_sched_runtime() does: on a
+ * nohz_full CPU a thread alone may run for seconds without a tick.
  */
 void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 {
 	struct bvt_entity *se = &p->bvt.se;
-	struct bvt_level *lv = READ_ONCE(se->lv);
-	u64 now, frac;
+	u64 now, t, s, frac;
+	struct rq_flags rf;
+	struct rq *rq;
 	s64 prio;
+	u32 nr;
 
-	if (!lv || !bvt_is_pbs(lv) || se->pbs.epoch != READ_ONCE(bvt_pbs_epoch))
+	rq = task_rq_lock(p, &rf);
+	if (p->sched_class != &bvt_sched_class || !se->lv ||
+	    !bvt_is_pbs(se->lv) || se->pbs.epoch != bvt_pbs_epoch) {
+		task_rq_unlock(rq, p, &rf);
 		return;
-	now = bvt_pbs_now(lv);
-	seq_printf(m, "%-45s:%21u\n", "bvt.pbs.nr_sessions",
-		   se->pbs.nr_sessions);
-	bvt_pbs_seq_ms(m, "bvt.pbs.sojourn", bvt_pbs_sojourn(se, now));
-	bvt_pbs_seq_ms(m, "bvt.pbs.service",
-		       bvt_pbs_ran(se) - se->pbs.session_ran);
+	}
+	update_rq_clock(rq);
+	if (task_current(rq, p))
+		update_curr_bvt(rq);
+	now = rq_clock(rq);
+	nr = se->pbs.nr_sessions;
+	t = bvt_pbs_sojourn(se, now);
+	s = bvt_pbs_service(se, se->pbs.session_ran);
 	prio = bvt_pbs_entity_prio(se, now);
+	task_rq_unlock(rq, p, &rf);
+
+	seq_printf(m, "%-45s:%21u\n", "bvt.pbs.nr_sessions", nr);
+	bvt_pbs_seq_ms(m, "bvt.pbs.sojourn", t);
+	bvt_pbs_seq_ms(m, "bvt.pbs.service", s);
 	if (prio >= BVT_PBS_INF) {
 		seq_printf(m, "%-45s:%21s\n", "bvt.pbs.prio", "inf");
 		return;
@@ -408,16 +653,24 @@ static const char * const bvt_modes[] = { "bvt", "pbs" };
 
 static DEFINE_MUTEX(bvt_pbs_sysctl_mutex);
 
+/* A text sysctl of @len bytes at most: read or written to @buf. */
+static int bvt_text_sysctl(int write, char *buf, size_t len, void *buffer,
+			   size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table t = { .data = buf, .maxlen = len };
+
+	return proc_dostring(&t, write, buffer, lenp, ppos);
+}
+
 static int bvt_be_mode_handler(const struct ctl_table *table, int write,
 			       void *buffer, size_t *lenp, loff_t *ppos)
 {
 	char name[8];
-	struct ctl_table t = { .data = name, .maxlen = sizeof(name) };
 	int ret, mode;
 
 	guard(mutex)(&bvt_pbs_sysctl_mutex);
 	strscpy(name, bvt_modes[sysctl_sched_bvt_be_mode]);
-	ret = proc_dostring(&t, write, buffer, lenp, ppos);
+	ret = bvt_text_sysctl(write, name, sizeof(name), buffer, lenp, ppos);
 	if (ret || !write)
 		return ret;
 	mode = sysfs_match_string(bvt_modes, name);
@@ -426,9 +679,29 @@ static int bvt_be_mode_handler(const struct ctl_table *table, int write,
 	if (mode == sysctl_sched_bvt_be_mode)
 		return 0;
 	if (mode == BVT_MODE_PBS)
-		WRITE_ONCE(bvt_pbs_epoch, bvt_pbs_epoch + 1);
+		bvt_pbs_new_epoch();
 	WRITE_ONCE(sysctl_sched_bvt_be_mode, mode);
 	bvt_be_apply_all();
+	return 0;
+}
+
+static const char * const bvt_pbs_selects[] = { "exact", "sampled" };
+
+static int bvt_pbs_select_handler(const struct ctl_table *table, int write,
+				  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	char name[8];
+	int ret, select;
+
+	guard(mutex)(&bvt_pbs_sysctl_mutex);
+	strscpy(name, bvt_pbs_selects[sysctl_sched_bvt_pbs_select]);
+	ret = bvt_text_sysctl(write, name, sizeof(name), buffer, lenp, ppos);
+	if (ret || !write)
+		return ret;
+	select = sysfs_match_string(bvt_pbs_selects, name);
+	if (select < 0)
+		return -EINVAL;
+	WRITE_ONCE(sysctl_sched_bvt_pbs_select, select);
 	return 0;
 }
 
@@ -456,15 +729,6 @@ static int bvt_parse_milli(char *s, u32 *milli)
 		return -ERANGE;
 	*milli = ip * 1000 + f;
 	return 0;
-}
-
-/* A decimal text sysctl of @len bytes at most: read or written to @buf. */
-static int bvt_text_sysctl(int write, char *buf, size_t len, void *buffer,
-			   size_t *lenp, loff_t *ppos)
-{
-	struct ctl_table t = { .data = buf, .maxlen = len };
-
-	return proc_dostring(&t, write, buffer, lenp, ppos);
 }
 
 /* alpha, epsilon: a bvt_pbs_tunable within [*extra1, *extra2] thousandths */
@@ -520,6 +784,8 @@ static int bvt_pbs_beta_handler(const struct ctl_table *table, int write,
 		ret = bvt_parse_milli(s, &milli);
 		if (ret)
 			return ret;
+		if (milli > BVT_PBS_BETA_MAX)
+			return -EINVAL;
 	}
 	WRITE_ONCE(bvt_pbs_beta, milli);
 	WRITE_ONCE(bvt_pbs_beta_excl, excl);
@@ -570,6 +836,12 @@ static struct ctl_table bvt_pbs_sysctls[] = {
 		.maxlen		= 24,
 		.mode		= 0644,
 		.proc_handler	= bvt_pbs_beta_handler,
+	},
+	{
+		.procname	= "sched_bvt_pbs_select",
+		.maxlen		= 8,
+		.mode		= 0644,
+		.proc_handler	= bvt_pbs_select_handler,
 	},
 	{
 		.procname	= "sched_bvt_pbs_switch_ns",

@@ -313,9 +313,9 @@ TRACE_EVENT(sched_bvt_coop_dispatch,
 TRACE_EVENT(sched_bvt_pbs_pick,
 
 	TP_PROTO(struct task_struct *p, u64 sojourn, u64 service, s64 prio,
-		 u32 session),
+		 u32 nr_sessions),
 
-	TP_ARGS(p, sojourn, service, prio, session),
+	TP_ARGS(p, sojourn, service, prio, nr_sessions),
 
 	TP_STRUCT__entry(
 		__array(char,	comm,	TASK_COMM_LEN)
@@ -323,7 +323,7 @@ TRACE_EVENT(sched_bvt_pbs_pick,
 		__field(u64,	sojourn)
 		__field(u64,	service)
 		__field(s64,	prio)
-		__field(u32,	session)
+		__field(u32,	nr_sessions)
 	),
 
 	TP_fast_assign(
@@ -332,12 +332,12 @@ TRACE_EVENT(sched_bvt_pbs_pick,
 		__entry->sojourn	= sojourn;
 		__entry->service	= service;
 		__entry->prio		= prio;
-		__entry->session	= session;
+		__entry->nr_sessions	= nr_sessions;
 	),
 
-	TP_printk("comm=%s pid=%d sojourn=%llu service=%llu prio=%lld session=%u",
+	TP_printk("comm=%s pid=%d sojourn=%llu service=%llu prio=%lld nr_sessions=%u",
 		  __entry->comm, __entry->pid, __entry->sojourn,
-		  __entry->service, __entry->prio, __entry->session)
+		  __entry->service, __entry->prio, __entry->nr_sessions)
 );
 
 #endif /* _TRACE_SCHED_BVT_H */
