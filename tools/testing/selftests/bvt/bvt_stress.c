@@ -573,6 +573,7 @@ static const struct {
 	{ "kernel/sched_bvt_pbs_alpha", { "0.01", "1", "100", "2.5" } },
 	{ "kernel/sched_bvt_pbs_beta", { "+inf", "-3", "0", "+2" } },
 	{ "kernel/sched_bvt_pbs_epsilon", { "0", "0.5", "10", "0" } },
+	{ "kernel/sched_bvt_pbs_select", { "exact", "sampled", "sampled", "exact" } },
 };
 
 #define NR_TEXT_KNOBS	ARRAY_SIZE(text_knobs)
