@@ -28,6 +28,7 @@
  *       --beta [+-]X|inf    PBS session threshold beta
  *       --switch DUR        PBS switch interval dT (gamma)
  *       --epsilon X         PBS interactivity favour, 0..10
+ *       --select exact|sampled  PBS selection: every thread, or Algorithm 1
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -209,6 +210,7 @@ static const struct {
 	{ "beta", "sched_bvt_pbs_beta" },
 	{ "switch", "sched_bvt_pbs_switch_ns" },
 	{ "epsilon", "sched_bvt_pbs_epsilon" },
+	{ "select", "sched_bvt_pbs_select" },
 };
 
 static int level_knob(const char *sysctl, const char *set, char *buf,
@@ -277,7 +279,7 @@ static void print_usage(int status)
 		"         -U/--unwarp DUR  --no-warp  -r/--reserved  --best-effort\n"
 		"         -R/--reset-on-fork\n"
 		"       bvtctl --level [--mode bvt|pbs] [--alpha X] [--beta [+-]X|inf]\n"
-		"                      [--switch DUR] [--epsilon X]\n"
+		"                      [--switch DUR] [--epsilon X] [--select exact|sampled]\n"
 		"DUR is a number with a unit: ns, us, ms or s (e.g. 20ms)\n");
 	exit(status);
 }
@@ -303,6 +305,7 @@ int main(int argc, char **argv)
 		{ "beta", required_argument, NULL, 0x102 },
 		{ "switch", required_argument, NULL, 0x103 },
 		{ "epsilon", required_argument, NULL, 0x104 },
+		{ "select", required_argument, NULL, 0x105 },
 		{ }
 	};
 	char *level_set[ARRAY_SIZE(level_knobs)] = { };
@@ -384,7 +387,7 @@ int main(int argc, char **argv)
 		case 'l':
 			level_opt = true;
 			continue;
-		case 0x100 ... 0x104:
+		case 0x100 ... 0x105:
 			level_set[c - 0x100] = optarg;
 			level_opt = true;
 			if (c == 0x103) {

@@ -61,20 +61,22 @@ expect "refuses a weight out of range" \
 
 # The best-effort level's mode and PBS tunables, restored at the end.
 saved=$("$BVTCTL" --level)
+knobs="alpha 0.500 beta -3.000 switch 2ms epsilon 0.100 select sampled"
 expect "sets and shows the best-effort level's PBS mode" \
-	"best-effort level: mode pbs alpha 0.500 beta -3.000 switch 2ms epsilon 0.100" \
-	"$BVTCTL" --level --mode pbs --alpha 0.5 --beta -3 --switch 2ms --epsilon 0.1
+	"best-effort level: mode pbs $knobs" \
+	"$BVTCTL" --level --mode pbs --alpha 0.5 --beta -3 --switch 2ms \
+	--epsilon 0.1 --select sampled
 
 expect "refuses an alpha out of its range" \
 	"bvtctl: --alpha 1000: Invalid argument (out of its range)" \
 	"$BVTCTL" --level --alpha 1000
 
 expect "changes only the level knobs given" \
-	"best-effort level: mode bvt alpha 0.500 beta -3.000 switch 2ms epsilon 0.100" \
+	"best-effort level: mode bvt $knobs" \
 	"$BVTCTL" --level --mode bvt
 set -- $saved
 "$BVTCTL" --level --mode "$4" --alpha "$6" --beta "$8" --switch "${10}" \
-	--epsilon "${12}" >/dev/null
+	--epsilon "${12}" --select "${14}" >/dev/null
 
 if command -v setpriv >/dev/null; then
 	expect "an unprivileged raise fails with EPERM" \
