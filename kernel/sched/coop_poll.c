@@ -545,9 +545,38 @@ static bool bvt_coop_allowed(struct task_struct *p)
  * which may be the caller.  A caller with a future deadline and no event
  * sleeps until the deadline; a signal that comes first restarts the call.
  */
+/*
+ * A member asleep in coop_poll() until a deadline that has passed, whose
+ * timer has not woken it yet (under an emulator timers fire milliseconds
+ * late): the earliest such in the domain of the caller's CPU, other than
+ * @self, referenced, for the caller to wake.  The caller's call is an
+ * informed switch, and the member's deadline comes first.  Called with
+ * the caller's rq locked.
+ */
+static struct task_struct *bvt_coop_overdue(struct bvt_coop_domain *dom,
+					    struct sched_bvt_coop_state *self)
+{
+	struct sched_bvt_coop_state *cs;
+	struct sched_bvt_entity *bt;
+	u64 now = bvt_coop_now();
+	struct rb_node *node;
+
+	guard(raw_spinlock)(&dom->lock);
+	for (node = rb_first_cached(&dom->all); node; node = rb_next(node)) {
+		cs = rb_entry(node, struct sched_bvt_coop_state, all_node);
+		if (cs->deadline > now)
+			break;
+		if (cs != self && READ_ONCE(cs->waiting)) {
+			bt = container_of(cs, struct sched_bvt_entity, coop);
+			return get_task_struct(bvt_thread_task(bt));
+		}
+	}
+	return NULL;
+}
+
 static int bvt_coop_yield(const struct sched_bvt_coop *in)
 {
-	struct task_struct *p = current;
+	struct task_struct *p = current, *overdue = NULL;
 	unsigned long switches = p->nvcsw + p->nivcsw;
 	struct rq_flags rf;
 	int ret = 0;
@@ -564,11 +593,19 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 	trace_sched_bvt_coop_poll(p, in->flags, in->deadline, in->priority);
 	p->bvt.coop.nr_calls++;
 	bvt_coop_change(rq, p, in);
+	/* A member policed out of the domain still calls for its events. */
+	if (p->bvt.coop.member)
+		overdue = bvt_coop_overdue(&rq->bvt.coop, &p->bvt.coop);
 	sleep = in->flags == SCHED_BVT_COOP_DEADLINE &&
 		in->deadline > bvt_coop_now();
 	if (!sleep)
 		resched_curr(rq);
 	task_rq_unlock(rq, p, &rf);
+	if (overdue) {
+		/* Runnable past its deadline, it comes first in the pick. */
+		wake_up_process(overdue);
+		put_task_struct(overdue);
+	}
 
 	if (!sleep) {
 		schedule();
@@ -590,6 +627,9 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 				ret = -ERESTARTNOHAND;
 				break;
 			}
+			/* Woken for its deadline by another member's call. */
+			if (bvt_coop_now() >= in->deadline)
+				break;
 		}
 		WRITE_ONCE(p->bvt.coop.waiting, 0);
 	}
