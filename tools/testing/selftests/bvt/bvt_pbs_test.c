@@ -463,11 +463,12 @@ TEST_F(pbs, proc_shows_the_session)
 	EXPECT_GE(t, 90);
 	EXPECT_LT(t, 1000);
 	/*
-	 * Alone on its CPU, it ran most of that, and no more: T is read off
-	 * the CPU's clock and S off the thread's, each updated at a tick.
+	 * Alone on its CPU, it ran all of that: S and T agree within 10 %.
+	 * Not exactly: the session began at a wake-up that another CPU may
+	 * have done, on its idea of this CPU's clock (5 ms apart once in a
+	 * 4-vCPU boot under TCG, whose TSC the kernel finds unstable).
 	 */
-	EXPECT_GT(sv, t / 2);
-	EXPECT_LE(sv, t + 5);
+	EXPECT_LT(fabs(sv - t), 0.1 * t);
 	/* alpha = 1: p = log2(T / S), near 0 */
 	EXPECT_GT(p, -0.5);
 	EXPECT_LT(p, 1.5);
