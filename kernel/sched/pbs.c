@@ -662,22 +662,40 @@ static int bvt_text_sysctl(int write, char *buf, size_t len, void *buffer,
 	return proc_dostring(&t, write, buffer, lenp, ppos);
 }
 
-static int bvt_be_mode_handler(const struct ctl_table *table, int write,
-			       void *buffer, size_t *lenp, loff_t *ppos)
+/*
+ * A sysctl that is one of @names: show @cur, or read a write into
+ * *@choice.  1 if a choice was written, 0 if read, or an error.
+ */
+static int bvt_choice_sysctl(const char * const *names, size_t n,
+			     unsigned int cur, unsigned int *choice, int write,
+			     void *buffer, size_t *lenp, loff_t *ppos)
 {
 	char name[8];
-	int ret, mode;
+	int ret;
 
-	guard(mutex)(&bvt_pbs_sysctl_mutex);
-	strscpy(name, bvt_modes[sysctl_sched_bvt_be_mode]);
+	strscpy(name, names[cur]);
 	ret = bvt_text_sysctl(write, name, sizeof(name), buffer, lenp, ppos);
 	if (ret || !write)
 		return ret;
-	mode = sysfs_match_string(bvt_modes, name);
-	if (mode < 0)
+	ret = __sysfs_match_string(names, n, name);
+	if (ret < 0)
 		return -EINVAL;
-	if (mode == sysctl_sched_bvt_be_mode)
-		return 0;
+	*choice = ret;
+	return 1;
+}
+
+static int bvt_be_mode_handler(const struct ctl_table *table, int write,
+			       void *buffer, size_t *lenp, loff_t *ppos)
+{
+	unsigned int mode;
+	int ret;
+
+	guard(mutex)(&bvt_pbs_sysctl_mutex);
+	ret = bvt_choice_sysctl(bvt_modes, ARRAY_SIZE(bvt_modes),
+				sysctl_sched_bvt_be_mode, &mode, write, buffer,
+				lenp, ppos);
+	if (ret <= 0 || mode == sysctl_sched_bvt_be_mode)
+		return ret < 0 ? ret : 0;
 	if (mode == BVT_MODE_PBS)
 		bvt_pbs_new_epoch();
 	WRITE_ONCE(sysctl_sched_bvt_be_mode, mode);
@@ -690,19 +708,16 @@ static const char * const bvt_pbs_selects[] = { "exact", "sampled" };
 static int bvt_pbs_select_handler(const struct ctl_table *table, int write,
 				  void *buffer, size_t *lenp, loff_t *ppos)
 {
-	char name[8];
-	int ret, select;
+	unsigned int select;
+	int ret;
 
 	guard(mutex)(&bvt_pbs_sysctl_mutex);
-	strscpy(name, bvt_pbs_selects[sysctl_sched_bvt_pbs_select]);
-	ret = bvt_text_sysctl(write, name, sizeof(name), buffer, lenp, ppos);
-	if (ret || !write)
-		return ret;
-	select = sysfs_match_string(bvt_pbs_selects, name);
-	if (select < 0)
-		return -EINVAL;
-	WRITE_ONCE(sysctl_sched_bvt_pbs_select, select);
-	return 0;
+	ret = bvt_choice_sysctl(bvt_pbs_selects, ARRAY_SIZE(bvt_pbs_selects),
+				sysctl_sched_bvt_pbs_select, &select, write,
+				buffer, lenp, ppos);
+	if (ret > 0)
+		WRITE_ONCE(sysctl_sched_bvt_pbs_select, select);
+	return ret < 0 ? ret : 0;
 }
 
 /* "12.345" to 12345; -EINVAL for anything else, as for more places. */
