@@ -486,7 +486,7 @@ static bool bvt_pbs_preempts(const struct bvt_entity *se,
 	u64 now = bvt_pbs_now(curr->lv);
 
 	return bvt_pbs_entity_prio(se, now) >
-	       bvt_pbs_entity_prio(curr, now) + curr->lv->pbs_gamma;
+	       bvt_pbs_entity_prio(curr, now) + bvt_pbs_bonus(curr->lv);
 }
 
 static bool bvt_pbs_expired(struct bvt_level *lv, struct bvt_entity *curr)
@@ -515,22 +515,12 @@ static s64 bvt_pbs_warp(struct bvt_level *lv)
 	return bvt_head_warp(lv, curr && curr->on_rq ? curr : NULL);
 }
 
-/* A wake-up after a long enough inactive period starts a session. */
-static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
-			    int flags)
+/* @se wakes up: after a long enough inactive period, in a new session. */
+static void bvt_pbs_woke(struct bvt_entity *se, u64 now)
 {
 	struct bvt_pbs_state *ps = &se->pbs;
-	u64 now = bvt_pbs_now(lv), slept;
+	u64 slept = bvt_pbs_since(now, ps->slept_at);
 
-	if (bvt_pbs_sampling(lv))
-		bvt_pbs_top_add(lv, se, now);
-	if (ps->epoch != READ_ONCE(bvt_pbs_epoch)) {
-		bvt_pbs_enter(se, now);
-		return;
-	}
-	if (!(flags & ENQUEUE_WAKEUP) || !ps->slept_at)
-		return;
-	slept = bvt_pbs_since(now, ps->slept_at);
 	ps->slept_at = 0;
 	if (bvt_pbs_new_session(slept, ps->slept_total, ps->nr_slept,
 				READ_ONCE(bvt_pbs_beta)))
@@ -539,6 +529,20 @@ static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 		ps->session_slept += slept;
 	ps->slept_total += slept;
 	ps->nr_slept++;
+}
+
+/* @se arrives or wakes up, its session up to date before it joins L. */
+static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
+			    int flags)
+{
+	u64 now = bvt_pbs_now(lv);
+
+	if (se->pbs.epoch != READ_ONCE(bvt_pbs_epoch))
+		bvt_pbs_enter(se, now);
+	else if ((flags & ENQUEUE_WAKEUP) && se->pbs.slept_at)
+		bvt_pbs_woke(se, now);
+	if (bvt_pbs_sampling(lv))
+		bvt_pbs_top_add(lv, se, now);
 }
 
 static void bvt_pbs_dequeue(struct bvt_level *lv, struct bvt_entity *se,
