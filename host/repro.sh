@@ -47,6 +47,12 @@ if [ ! "$BUILD/bin/players" -nt "$TOP/repro/players.c" ] ||
 		-o "$BUILD/bin/players" "$TOP/repro/players.c" \
 		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
 fi
+if [ ! "$BUILD/bin/pbs_fig" -nt "$TOP/repro/pbs_fig.c" ] ||
+   [ ! "$BUILD/bin/pbs_fig" -nt "$TOP/tools/testing/selftests/bvt/pbs_sim.h" ]; then
+	step "building the PBS figures' workload"
+	gcc -O2 -Wall -pthread -isystem "$OBJ/usr/include" \
+		-o "$BUILD/bin/pbs_fig" "$TOP/repro/pbs_fig.c" -lm
+fi
 clip=$BUILD/repro/clip-352x288.mpg
 if [ ! -f "$clip" ]; then
 	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
@@ -86,6 +92,12 @@ coop)
 	args=(--players "$BUILD/bin/players" --clip "$iclip" --copy "$guest"
 	      --seconds 6)
 	[ "$variant" = short ] && args+=(--counts 1,6,10) ;;
+pbs)
+	# Figures 2 and 3 at full scale (12 s each), EEVDF and 4 alphas:
+	# 10 cells, 2 minutes a run; then the pick cost, 20 cells of 2 s.
+	# The short variant scales the figures' time by 1/5.
+	args=(--fig "$BUILD/bin/pbs_fig" --task "$BUILD/bin/task")
+	[ "$variant" = short ] && args+=(--scale 5) ;;
 *)	args=() ;;
 esac
 

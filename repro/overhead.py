@@ -19,7 +19,6 @@ sched_yield(), each call a pick among N, and reports the time per call.
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 
@@ -70,25 +69,6 @@ def run_yield(task, threads, policy):
     return 1e6 * res["wall_s"] / res["n"]
 
 
-def ratios(result, key, unit_of):
-    """For each group of key, each policy's time over SCHED_OTHER's in the
-    same run, the median over the runs: under TCG the times drift during a
-    boot, and a run's policies, measured one after the other, drift
-    together."""
-    out = {}
-    for group in sorted({r[key] for r in result["runs_data"]
-                         if key in r}, key=str):
-        runs = {}
-        for r in result["runs_data"]:
-            if r.get(key) == group:
-                runs.setdefault(r["run"], {})[r["policy"]] = r[unit_of]
-        out[str(group)] = {
-            p: round(statistics.median(t[p] / t["other"]
-                                       for t in runs.values()), 4)
-            for p in POLICIES if p != "other"}
-    return out
-
-
 def main():
     ap = procs.arguments(runs=5)
     ap.add_argument("--task")
@@ -109,8 +89,12 @@ def main():
                 rec = {"threads": threads, "policy": policy, "run": run,
                        "us_per_yield": run_yield(args.task, threads, policy)}
                 procs.record(result, rec)
-    result["ratio"] = ratios(result, "bench", "time_s")
-    result["yield_ratio"] = ratios(result, "threads", "us_per_yield")
+    benches = [r for r in result["runs_data"] if "bench" in r]
+    yields = [r for r in result["runs_data"] if "threads" in r]
+    result["ratio"] = procs.median_ratios(benches, "bench", "policy",
+                                          "time_s", "other")
+    result["yield_ratio"] = procs.median_ratios(yields, "threads", "policy",
+                                                "us_per_yield", "other")
     print(json.dumps([result["ratio"], result["yield_ratio"]]))
     procs.save(result, args.out)
 

@@ -6,13 +6,15 @@ collect the JSON object each prints (repro/player.c, repro/task.c).
     results = go(procs)
 
 and the controller's own set-up, arguments and result file (controller,
-arguments, new_result, record, save), the same for every experiment; and
-tmpfs_copy, for what a program reads, kept off 9p.
+arguments, new_result, record, save), the same for every experiment;
+tmpfs_copy, for what a program reads, kept off 9p; and median_ratios, for
+timings compared with a reference measured in the same run.
 """
 import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 
@@ -113,3 +115,24 @@ def save(result, path):
     if path:
         with open(path, "w") as f:
             json.dump(result, f)
+
+
+def median_ratios(records, group, config, value, ref):
+    """For each value of the records' group field (a benchmark, a thread
+    count): each config's value over ref's in the same run, the median
+    over the runs.  Under TCG the times drift during a boot, and a run's
+    configurations, measured one after the other, drift together."""
+    out = {}
+    for g in sorted({r[group] for r in records}, key=str):
+        runs = {}
+        for r in records:
+            if r[group] == g:
+                runs.setdefault(r["run"], {})[r[config]] = r[value]
+        configs = []
+        for t in runs.values():
+            configs += [c for c in t if c != ref and c not in configs]
+        out[str(g)] = {
+            c: round(statistics.median(t[c] / t[ref] for t in runs.values()
+                                       if c in t and ref in t), 4)
+            for c in configs}
+    return out

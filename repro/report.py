@@ -421,6 +421,129 @@ def coop_plots(res, outdir):
     fig.savefig(os.path.join(outdir, "players.png"), dpi=110)
     plt.close(fig)
 
+def pbs_pick_table(res):
+    """Time per sched_yield() among N threads, and the ratio to EEVDF."""
+    recs = [r for r in res["runs_data"] if "pick" in r]
+    if not recs:
+        return ""
+    configs = []
+    for r in recs:
+        if r["pick"] not in configs:
+            configs.append(r["pick"])
+    rows = ["", "Cost of a pick: time per sched_yield() among N threads on "
+            "one CPU (us, median and min..max over the runs; in brackets "
+            "the median ratio to EEVDF in the same run)\n",
+            "| threads | " + " | ".join(configs) + " |",
+            "|---|" + "---|" * len(configs)]
+    for n in sorted({r["threads"] for r in recs}):
+        cells = []
+        for c in configs:
+            cell = spread([r["us_per_yield"] for r in recs
+                           if r["threads"] == n and r["pick"] == c], "%.1f")
+            ratio = res.get("pick_ratio", {}).get(str(n), {}).get(c)
+            if ratio:
+                cell += " [%.2fx]" % ratio
+            cells.append(cell)
+        rows.append("| %d | %s |" % (n, " | ".join(cells)))
+    return "\n".join(rows) + "\n"
+
+
+def pbs_label(rec):
+    return "PBS alpha=%s" % rec["alpha"] if rec["config"] == "pbs" else \
+        "EEVDF (SCHED_OTHER)"
+
+
+def pbs_groups(res, fig):
+    """fig's records by configuration, in the order they ran."""
+    out = {}
+    for rec in res["runs_data"]:
+        if rec.get("fig") == fig:
+            out.setdefault(pbs_label(rec), []).append(rec)
+    return out
+
+
+def pbs_table(res):
+    scale = res["scale"]
+    rows = [about(res) + ", times scaled by 1/%g, %d run(s)\n" % (
+        scale, res["runs"]),
+        "Figure 2: completion time of each thread (s, as in the paper: "
+        "scaled back), measured (median, min..max) and simulated\n",
+        "| configuration | thread 1 | thread 2 | thread 3 | thread 4 |",
+        "|---|---|---|---|---|"]
+    for label, recs in pbs_groups(res, "fig2").items():
+        cells = []
+        for i in range(4):
+            meas = [r["threads"][i]["done_ms"] * scale / 1e3 for r in recs]
+            sim = recs[0]["threads"][i]["sim_done_ms"]
+            cell = spread(meas, "%.2f")
+            if sim > 0:
+                cell += " / %.2f" % (sim * scale / 1e3)
+            cells.append(cell)
+        rows.append("| %s | %s |" % (label, " | ".join(cells)))
+    rows += ["", "Figure 3: each thread's share of the CPU in the last "
+             "second (scaled), measured (median)\n",
+             "| configuration | " + " | ".join(
+                 "thread %d" % (i + 1) for i in range(5)) + " |",
+             "|---|---|---|---|---|---|"]
+    for label, recs in pbs_groups(res, "fig3").items():
+        shares = [[] for _ in range(5)]
+        for r in recs:
+            m = r["measured"]
+            back = max(1, int(1000 / scale / res["sample_ms"]))
+            a, b = m[-1 - back], m[-1]
+            total = sum(b[1:]) - sum(a[1:])
+            for i in range(5):
+                shares[i].append(100 * (b[i + 1] - a[i + 1]) / total)
+        rows.append("| %s | %s |" % (label, " | ".join(
+            spread(v, "%.0f %%") for v in shares)))
+    return "\n".join(rows) + "\n" + pbs_pick_table(res)
+
+
+def pbs_stack(ax, samples, n, scale, title):
+    """The paper's plot: each thread's share of the CPU over time, stacked."""
+    t = [s[0] * scale / 1e3 for s in samples[1:]]
+    shares = []
+    for i in range(n):
+        row = []
+        for a, b in zip(samples, samples[1:]):
+            dt = b[0] - a[0]
+            row.append((b[i + 1] - a[i + 1]) / dt if dt > 0 else 0)
+        shares.append(row)
+    ax.stackplot(t, shares, labels=["thread %d" % (i + 1) for i in range(n)],
+                 step="pre")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlim(0, 12)
+    ax.set_title(title, fontsize=9)
+
+
+def pbs_plots(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for fig in ["fig2", "fig3"]:
+        groups = pbs_groups(res, fig)
+        n = len(next(iter(groups.values()))[0]["threads"])
+        f, axes = plt.subplots(len(groups), 2, figsize=(10, 2.2 * len(groups)),
+                               squeeze=False)
+        for row, (label, recs) in enumerate(groups.items()):
+            rec = recs[0]
+            pbs_stack(axes[row][0], rec["measured"], n, res["scale"],
+                      label + ": measured")
+            if "simulated" in rec:
+                pbs_stack(axes[row][1], rec["simulated"], n, res["scale"],
+                          label + ": simulated")
+            else:
+                axes[row][1].axis("off")
+        axes[0][0].legend(fontsize=7, loc="upper right")
+        for ax in axes[-1]:
+            ax.set_xlabel("time (s, scaled back)")
+        f.suptitle("PBS %s: CPU share per 50 ms window, %s" % (
+            fig.replace("fig", "Figure "), res.get("accel", "?")))
+        f.tight_layout()
+        f.savefig(os.path.join(outdir, "pbs-%s.png" % fig), dpi=100)
+        plt.close(f)
+
 
 def main():
     outdir = sys.argv[1]
@@ -439,6 +562,8 @@ def main():
         table = deadlines_table(res)
     elif res["experiment"] == "coop":
         table = coop_table(res)
+    elif res["experiment"] == "pbs":
+        table = pbs_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
@@ -448,6 +573,8 @@ def main():
         mpeg_grep_plots(res, outdir)
     if res["experiment"] == "coop":
         coop_plots(res, outdir)
+    if res["experiment"] == "pbs":
+        pbs_plots(res, outdir)
 
 
 if __name__ == "__main__":
