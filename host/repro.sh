@@ -98,6 +98,13 @@ pbs)
 	# The short variant scales the figures' time by 1/5.
 	args=(--fig "$BUILD/bin/pbs_fig" --task "$BUILD/bin/task")
 	[ "$variant" = short ] && args+=(--scale 5) ;;
+pbs-groupa)
+	# The paper's Group A, time-scaled by 1/20: 20 configurations of
+	# 80 s (28 minutes), one run each, as the paper ran one per (alpha,
+	# beta).  The short variant: 1/40, alpha 0.25, 1, 4 (8 minutes).
+	args=(--task "$BUILD/bin/task")
+	runs=1
+	[ "$variant" = short ] && args+=(--scale 40 --alphas 0.25,1,4) ;;
 *)	args=() ;;
 esac
 

@@ -545,6 +545,70 @@ def pbs_plots(res, outdir):
         plt.close(f)
 
 
+def groupa_table(res):
+    """Group A: mean response time (sd) and mean additional delay per
+    configuration, and each PBS cell's delay against the stock policies'."""
+    recs = res["runs_data"]
+    stock = {}
+    for c in ("eevdf", "rr"):
+        v = [r["delay_ms"] for r in recs if r["config"] == c]
+        if v:
+            stock[c] = statistics.median(v)
+    best = min(stock.values()) if stock else None
+    rows = [about(res) + ", times scaled by 1/%g: %d users, tasks of %.0f ms "
+            "in 6 segments, think %.0f ms, %.0f s measured, %d run(s)\n" % (
+                res["scale"], res["users"], res["task_ms"], res["think_ms"],
+                res["measure_s"], res["runs"]),
+            "| configuration | tasks | mean response (ms) | sd (ms) "
+            "| mean additional delay (ms) | vs the better stock policy |",
+            "|---|---|---|---|---|---|"]
+    cells = {}
+    for r in recs:
+        key = r["config"] if r["config"] != "pbs" else \
+            "PBS beta %s alpha %s" % (r["beta"], r["alpha"])
+        cells.setdefault(key, []).append(r)
+    for key, rs in cells.items():
+        delay = statistics.median(r["delay_ms"] for r in rs)
+        rel = "%+.0f %%" % (100 * (delay / best - 1)) if best else "-"
+        rows.append("| %s | %s | %s | %s | %s | %s |" % (
+            key, spread([r["n"] for r in rs], "%d"),
+            spread([r["mean_ms"] for r in rs], "%.0f"),
+            spread([r["sd_ms"] for r in rs], "%.0f"),
+            spread([r["delay_ms"] for r in rs], "%.0f"),
+            rel if key.startswith("PBS") else ""))
+    return "\n".join(rows) + "\n"
+
+
+def groupa_plot(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    recs = res["runs_data"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for beta in sorted({r["beta"] for r in recs if r["config"] == "pbs"}):
+        alphas = sorted({float(r["alpha"]) for r in recs
+                         if r.get("beta") == beta})
+        ys = [statistics.median(r["mean_ms"] for r in recs
+                                if r.get("beta") == beta and
+                                float(r["alpha"]) == a) for a in alphas]
+        ax.plot(alphas, ys, marker="o", label="PBS beta %s" % beta)
+    for c, ls in (("eevdf", "--"), ("rr", ":")):
+        v = [r["mean_ms"] for r in recs if r["config"] == c]
+        if v:
+            ax.axhline(statistics.median(v), ls=ls, color="grey",
+                       label=c.upper() if c == "rr" else "EEVDF")
+    ax.set_xscale("log")
+    ax.set_xlabel("alpha")
+    ax.set_ylabel("mean response time (ms)")
+    ax.set_title("PBS Group A (Figure 7), scaled by 1/%g, %s" % (
+        res["scale"], res.get("accel", "?")))
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "groupa.png"), dpi=110)
+    plt.close(fig)
+
+
 def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
@@ -564,6 +628,8 @@ def main():
         table = coop_table(res)
     elif res["experiment"] == "pbs":
         table = pbs_table(res)
+    elif res["experiment"] == "pbs-groupa":
+        table = groupa_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
@@ -575,6 +641,8 @@ def main():
         coop_plots(res, outdir)
     if res["experiment"] == "pbs":
         pbs_plots(res, outdir)
+    if res["experiment"] == "pbs-groupa":
+        groupa_plot(res, outdir)
 
 
 if __name__ == "__main__":

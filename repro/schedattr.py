@@ -2,8 +2,8 @@
 """sched_setattr(2) from Python, for every policy the experiments compare.
 
 A policy is a dict, e.g. {"policy": "bvt", "warp_ms": 20}; apply(pid, p)
-sets it on pid (0: the caller).  Keys: policy (other, fifo, deadline, bvt),
-nice, prio (fifo), runtime_ms/deadline_ms/period_ms (deadline; runtime_ms
+sets it on pid (0: the caller).  Keys: policy (other, fifo, rr, deadline,
+bvt), nice, prio (fifo, rr), runtime_ms/deadline_ms/period_ms (deadline; runtime_ms
 alone on "other" is 6.12's custom slice), weight, warp_ms, limit_ms,
 unwarp_ms, reserved (bvt).
 """
@@ -11,7 +11,7 @@ import ctypes
 import os
 
 SYS_SCHED_SETATTR = 314  # x86_64
-SCHED_OTHER, SCHED_FIFO, SCHED_DEADLINE, SCHED_BVT = 0, 1, 6, 8
+SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE, SCHED_BVT = 0, 1, 2, 6, 8
 SCHED_BVT_FLAG_WARP, SCHED_BVT_FLAG_RESERVED = 0x1, 0x2
 MS = 1000000
 
@@ -49,8 +49,8 @@ def attr_of(p):
     if kind == "other":
         a.sched_policy = SCHED_OTHER
         a.sched_runtime = int(p.get("runtime_ms", 0) * MS)
-    elif kind == "fifo":
-        a.sched_policy = SCHED_FIFO
+    elif kind in ("fifo", "rr"):
+        a.sched_policy = SCHED_FIFO if kind == "fifo" else SCHED_RR
         a.sched_priority = p.get("prio", 50)
         a.sched_nice = 0
     elif kind == "deadline":

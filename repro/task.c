@@ -22,6 +22,15 @@
  *                                          with WARP_MS > 0 a worker warps
  *                                          (SCHED_BVT) while it serves a
  *                                          short request
+ *   task users SECONDS USERS TASK_MS SEGS GAP_MS THINK_MS RAMP_S
+ *                                          the PBS paper's Group A: USERS
+ *                                          threads each think (exponential,
+ *                                          mean THINK_MS), then run a task
+ *                                          of TASK_MS of CPU in SEGS
+ *                                          segments GAP_MS of sleep apart;
+ *                                          resp_ms and mean/sd over the
+ *                                          tasks begun after RAMP_S and
+ *                                          done by SECONDS
  *   task dl SECONDS LOAD ERR WARP_MS      a job every D (40..120 ms at
  *                                          random) needing C = LOAD x D of
  *                                          CPU by D; with WARP_MS < 0 each
@@ -102,6 +111,57 @@ static void print_summary(const char *name, struct samples *s)
 static double end;
 static long yields;
 static pthread_barrier_t go;
+
+/* Group A's users (task users). */
+static struct {
+	double task_ms, gap_ms, think_ms, ramp;
+	int segs;
+	pthread_mutex_t lock;
+	struct samples resp;
+} users = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void *user_main(void *arg)
+{
+	unsigned short seed[3] = { getpid(), (long)arg, 1 };
+	double begun, done;
+	int i;
+
+	for (;;) {
+		sleep_until(now_s(CLOCK_MONOTONIC) -
+			    log(1 - erand48(seed)) * users.think_ms / 1e3);
+		begun = now_s(CLOCK_MONOTONIC);
+		if (begun >= end)
+			break;
+		for (i = 0; i < users.segs; i++) {
+			if (i)
+				sleep_until(now_s(CLOCK_MONOTONIC) +
+					    users.gap_ms / 1e3);
+			compute(users.task_ms / users.segs, end);
+		}
+		done = now_s(CLOCK_MONOTONIC);
+		if (begun < users.ramp || done >= end)
+			continue;
+		pthread_mutex_lock(&users.lock);
+		add(&users.resp, (done - begun) * 1e3);
+		pthread_mutex_unlock(&users.lock);
+	}
+	return NULL;
+}
+
+/* The mean and standard deviation of @s. */
+static void print_mean_sd(struct samples *s)
+{
+	double sum = 0, sq = 0, mean;
+	long i;
+
+	for (i = 0; i < s->n; i++)
+		sum += s->v[i];
+	mean = s->n ? sum / s->n : 0;
+	for (i = 0; i < s->n; i++)
+		sq += (s->v[i] - mean) * (s->v[i] - mean);
+	printf(", \"mean_ms\": %.3f, \"sd_ms\": %.3f", mean,
+	       s->n > 1 ? sqrt(sq / (s->n - 1)) : 0);
+}
 
 static void *yielder(void *arg)
 {
@@ -286,7 +346,7 @@ static long dl_jobs(double load, const char *err, double warp_ms,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: task cont|int|rt|yield SECONDS [ARGS...]\n");
+	fprintf(stderr, "usage: task cont|int|rt|yield|web|users|dl SECONDS [ARGS...]\n");
 	exit(2);
 }
 
@@ -366,6 +426,23 @@ int main(int argc, char **argv)
 		for (i = 0; i < workers; i++)
 			pthread_join(tids[i], NULL);
 		n = web.tail;
+	} else if (!strcmp(mode, "users") && argc == 9) {
+		int nr = atoi(argv[3]);
+
+		users.task_ms = atof(argv[4]);
+		users.segs = atoi(argv[5]);
+		users.gap_ms = atof(argv[6]);
+		users.think_ms = atof(argv[7]);
+		users.ramp = start + atof(argv[8]);
+		tids = calloc(nr, sizeof(*tids));
+		for (i = 0; i < nr; i++)
+			if (pthread_create(&tids[i], NULL, user_main,
+					   (void *)(long)i))
+				return 1;
+		for (i = 0; i < nr; i++)
+			pthread_join(tids[i], NULL);
+		resp = users.resp;
+		n = resp.n;
 	} else if (!strcmp(mode, "dl") && argc == 6) {
 		n = dl_jobs(atof(argv[3]), argv[4], atof(argv[5]), &met, &denied);
 	} else if (threads) {
@@ -388,6 +465,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "dl"))
 		printf(", \"jobs\": %ld, \"met\": %ld, \"denied\": %ld", n, met,
 		       denied);
+	if (!strcmp(mode, "users"))
+		print_mean_sd(&resp);
 	printf("}\n");
 	return 0;
 }
