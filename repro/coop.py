@@ -56,11 +56,6 @@ def players(args, n, layers, mode, policy, seconds):
     return procs.go([procs.start(cmd, policy)])[0]
 
 
-def write_sysctl(name, value):
-    with open("/proc/sys/kernel/" + name, "w") as f:
-        f.write(str(value))
-
-
 def percentile(values, p):
     values = sorted(values)
     if not values:
@@ -119,13 +114,13 @@ def main():
             for config in args.configs.split(","):
                 policy, mode, cell = CONFIGS[config]
                 for name, value in cell.items():
-                    write_sysctl(name, value)
+                    procs.write_sysctl(name, value)
                 try:
                     res = players(args, n, layers, mode, policy,
                                   args.seconds)
                 finally:
                     for name in cell:
-                        write_sysctl(name, sysctls[name])
+                        procs.write_sysctl(name, sysctls[name])
                 rec = summary(res, n, layers, layer_ms, vcpus)
                 rec.update(config=config, run=r)
                 procs.record(result, rec)

@@ -46,16 +46,6 @@ PICK_CONFIGS = {
 }
 
 
-def read_knob(name):
-    with open("/proc/sys/kernel/" + name) as f:
-        return f.read().strip()
-
-
-def write_knob(name, value):
-    with open("/proc/sys/kernel/" + name, "w") as f:
-        f.write(str(value))
-
-
 def run(args, fig, policy, alpha):
     cpu = os.cpu_count() - 1
     cmd = [args.fig, fig, str(args.scale), str(cpu), policy]
@@ -76,8 +66,8 @@ def run_yield(task, threads, policy):
 def pick_costs(args, result, r):
     for threads in YIELD_THREADS:
         for config, (policy, mode, select) in PICK_CONFIGS.items():
-            write_knob("sched_bvt_be_mode", mode)
-            write_knob("sched_bvt_pbs_select", select)
+            procs.write_sysctl("sched_bvt_be_mode", mode)
+            procs.write_sysctl("sched_bvt_pbs_select", select)
             rec = {"pick": config, "threads": threads, "run": r,
                    "us_per_yield": run_yield(args.task, threads, policy)}
             procs.record(result, rec)
@@ -92,30 +82,30 @@ def main():
     args = ap.parse_args()
 
     procs.controller()
-    saved = {k: read_knob(k) for k in KNOBS}
+    saved = {k: procs.read_sysctl(k) for k in KNOBS}
     result = procs.new_result("pbs", scale=args.scale, runs=args.runs,
                               sample_ms=50)
     try:
-        write_knob("sched_bvt_pbs_beta", "0")
-        write_knob("sched_bvt_pbs_switch_ns", 0)
+        procs.write_sysctl("sched_bvt_pbs_beta", "0")
+        procs.write_sysctl("sched_bvt_pbs_switch_ns", 0)
         for r in range(args.runs):
             for fig in ["fig2", "fig3"]:
-                write_knob("sched_bvt_be_mode", "bvt")
+                procs.write_sysctl("sched_bvt_be_mode", "bvt")
                 rec = run(args, fig, "other", None)
                 rec.update(fig=fig, config="eevdf", run=r)
                 procs.record(result, rec)
-                write_knob("sched_bvt_be_mode", "pbs")
+                procs.write_sysctl("sched_bvt_be_mode", "pbs")
                 for alpha in args.alphas.split(","):
-                    write_knob("sched_bvt_pbs_alpha", alpha)
+                    procs.write_sysctl("sched_bvt_pbs_alpha", alpha)
                     rec = run(args, fig, "bvt", alpha)
                     rec.update(fig=fig, config="pbs", alpha=alpha, run=r)
                     procs.record(result, rec)
             if args.task:
-                write_knob("sched_bvt_pbs_alpha", "1")
+                procs.write_sysctl("sched_bvt_pbs_alpha", "1")
                 pick_costs(args, result, r)
     finally:
         for k in reversed(KNOBS):
-            write_knob(k, saved[k])
+            procs.write_sysctl(k, saved[k])
     picks = [r for r in result["runs_data"] if "pick" in r]
     result["pick_ratio"] = procs.median_ratios(picks, "threads", "pick",
                                                "us_per_yield", "eevdf")

@@ -30,16 +30,6 @@ KNOBS = ["sched_bvt_be_mode", "sched_bvt_pbs_alpha", "sched_bvt_pbs_beta",
          "sched_bvt_pbs_switch_ns"]
 
 
-def read_knob(name):
-    with open("/proc/sys/kernel/" + name) as f:
-        return f.read().strip()
-
-
-def write_knob(name, value):
-    with open("/proc/sys/kernel/" + name, "w") as f:
-        f.write(str(value))
-
-
 def run(args, policy):
     s = args.scale
     cmd = [args.task, "users", str((MEASURE_S + RAMP_S) / s), str(USERS),
@@ -59,32 +49,32 @@ def main():
     args = ap.parse_args()
 
     procs.controller()
-    saved = {k: read_knob(k) for k in KNOBS}
+    saved = {k: procs.read_sysctl(k) for k in KNOBS}
     result = procs.new_result("pbs-groupa", scale=args.scale, runs=args.runs,
                               users=USERS, task_ms=TASK_MS / args.scale,
                               think_ms=THINK_MS / args.scale,
                               measure_s=MEASURE_S / args.scale)
     try:
         # As in the paper's experiments: no current-thread bonus.
-        write_knob("sched_bvt_pbs_switch_ns", 0)
+        procs.write_sysctl("sched_bvt_pbs_switch_ns", 0)
         for r in range(args.runs):
-            write_knob("sched_bvt_be_mode", "bvt")
+            procs.write_sysctl("sched_bvt_be_mode", "bvt")
             for config, policy in [("eevdf", {"policy": "other"}),
                                    ("rr", {"policy": "rr", "prio": 1})]:
                 rec = run(args, policy)
                 rec.update(config=config, run=r)
                 procs.record(result, rec)
-            write_knob("sched_bvt_be_mode", "pbs")
+            procs.write_sysctl("sched_bvt_be_mode", "pbs")
             for beta in args.betas.split(","):
-                write_knob("sched_bvt_pbs_beta", beta)
+                procs.write_sysctl("sched_bvt_pbs_beta", beta)
                 for alpha in args.alphas.split(","):
-                    write_knob("sched_bvt_pbs_alpha", alpha)
+                    procs.write_sysctl("sched_bvt_pbs_alpha", alpha)
                     rec = run(args, {"policy": "bvt"})
                     rec.update(config="pbs", alpha=alpha, beta=beta, run=r)
                     procs.record(result, rec)
     finally:
         for k in reversed(KNOBS):
-            write_knob(k, saved[k])
+            procs.write_sysctl(k, saved[k])
     procs.save(result, args.out)
 
 

@@ -8,7 +8,8 @@ collect the JSON object each prints (repro/player.c, repro/task.c).
 and the controller's own set-up, arguments and result file (controller,
 arguments, new_result, record, save), the same for every experiment;
 tmpfs_copy, for what a program reads, kept off 9p; and median_ratios, for
-timings compared with a reference measured in the same run.
+timings compared with a reference measured in the same run; read_sysctl
+and write_sysctl, for the class's tunables under /proc/sys/kernel.
 """
 import argparse
 import json
@@ -136,3 +137,14 @@ def median_ratios(records, group, config, value, ref):
                                        if c in t and ref in t), 4)
             for c in configs}
     return out
+
+
+def read_sysctl(name):
+    """kernel.NAME, as text."""
+    with open("/proc/sys/kernel/" + name) as f:
+        return f.read().strip()
+
+
+def write_sysctl(name, value):
+    with open("/proc/sys/kernel/" + name, "w") as f:
+        f.write(str(value))
