@@ -53,6 +53,12 @@ if [ ! "$BUILD/bin/pbs_fig" -nt "$TOP/repro/pbs_fig.c" ] ||
 	gcc -O2 -Wall -pthread -isystem "$OBJ/usr/include" \
 		-o "$BUILD/bin/pbs_fig" "$TOP/repro/pbs_fig.c" -lm
 fi
+if [ ! "$BUILD/bin/work_cgi" -nt "$TOP/repro/work_cgi.c" ] ||
+   [ ! "$BUILD/bin/work_cgi" -nt "$TOP/repro/clock.h" ]; then
+	step "building the PBS Group B CGI program"
+	# Static: the server forks and execs it once per request.
+	gcc -O2 -Wall -static -o "$BUILD/bin/work_cgi" "$TOP/repro/work_cgi.c"
+fi
 clip=$BUILD/repro/clip-352x288.mpg
 if [ ! -f "$clip" ]; then
 	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
@@ -105,6 +111,15 @@ pbs-groupa)
 	args=(--task "$BUILD/bin/task")
 	runs=1
 	[ "$variant" = short ] && args+=(--scale 40 --alphas 0.25,1,4) ;;
+pbs-groupb)
+	# The paper's Group B (lighttpd and a CGI program): 24 cells of 75 s
+	# (about 32 minutes), one run per (alpha, beta) as the paper, the
+	# stock policies 3 times.  The short variant: 20 s after 5 s,
+	# alpha 0.5, 2, 8, beta +inf and 0 (10 cells, 5 minutes).
+	args=(--task "$BUILD/bin/task" --cgi "$BUILD/bin/work_cgi" --copy "$guest")
+	runs=1
+	[ "$variant" = short ] &&
+		args+=(--measure 20 --ramp 5 --alphas 0.5,2,8 --betas +inf,0) ;;
 *)	args=() ;;
 esac
 

@@ -2,7 +2,7 @@
 # Install what the build, the guest and the tests need: Debian packages and a
 # project-local virtualenv with virtme-ng.  Skips whatever is already there.
 # "setup.sh repro" also installs what the paper's experiments need (FFmpeg
-# and its libraries, matplotlib), which "make check" does not.
+# and its libraries, lighttpd, matplotlib), which "make check" does not.
 . "$(dirname "$0")/common.sh"
 
 PACKAGES=(
@@ -13,7 +13,8 @@ PACKAGES=(
 	rt-tests trace-cmd linux-perf stress-ng
 )
 [ "${1:-}" = repro ] &&
-	PACKAGES+=(ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config)
+	PACKAGES+=(ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config
+		   lighttpd)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -36,6 +37,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 		--no-install-recommends "${missing[@]}" >"$BUILD/apt.log" 2>&1; then
 		tail -20 "$BUILD/apt.log" >&2
 		die "apt-get install failed (pinned linux-source-6.12=$KERNEL_DEB_VERSION gone? see host/common.sh)"
+	fi
+	# The experiments start lighttpd in the guest; the host's own
+	# service, which Debian enables on install, is not wanted.
+	if [[ " ${missing[*]} " = *" lighttpd "* ]] && command -v systemctl >/dev/null; then
+		systemctl disable --now lighttpd >/dev/null 2>&1 || true
 	fi
 fi
 

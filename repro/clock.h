@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Clock helpers shared by the experiments' programs (player.c, task.c). */
+/*
+ * Clock helpers shared by the experiments' programs (player.c, task.c,
+ * work_cgi.c).
+ */
 #ifndef REPRO_CLOCK_H
 #define REPRO_CLOCK_H
 
@@ -28,6 +31,20 @@ static inline int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* Compute for ms of this thread's CPU time, or until end (monotonic). */
+static inline void compute(double ms, double end)
+{
+	double until = now_s(CLOCK_THREAD_CPUTIME_ID) + ms / 1e3;
+	volatile unsigned long x = 0;
+	int i;
+
+	do {
+		for (i = 0; i < 1000; i++)
+			x += i;
+	} while (now_s(CLOCK_THREAD_CPUTIME_ID) < until &&
+		 now_s(CLOCK_MONOTONIC) < end);
 }
 
 #endif

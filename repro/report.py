@@ -545,6 +545,17 @@ def pbs_plots(res, outdir):
         plt.close(f)
 
 
+def pbs_cells(recs):
+    """Group A's and B's records by configuration, in the order run:
+    eevdf, rr, then "PBS beta B alpha A"."""
+    cells = {}
+    for r in recs:
+        key = r["config"] if r["config"] != "pbs" else \
+            "PBS beta %s alpha %s" % (r["beta"], r["alpha"])
+        cells.setdefault(key, []).append(r)
+    return cells
+
+
 def groupa_table(res):
     """Group A: mean response time (sd) and mean additional delay per
     configuration, and each PBS cell's delay against the stock policies'."""
@@ -562,12 +573,7 @@ def groupa_table(res):
             "| configuration | tasks | mean response (ms) | sd (ms) "
             "| mean additional delay (ms) | vs the better stock policy |",
             "|---|---|---|---|---|---|"]
-    cells = {}
-    for r in recs:
-        key = r["config"] if r["config"] != "pbs" else \
-            "PBS beta %s alpha %s" % (r["beta"], r["alpha"])
-        cells.setdefault(key, []).append(r)
-    for key, rs in cells.items():
+    for key, rs in pbs_cells(recs).items():
         delay = statistics.median(r["delay_ms"] for r in rs)
         rel = "%+.0f %%" % (100 * (delay / best - 1)) if best else "-"
         rows.append("| %s | %s | %s | %s | %s | %s |" % (
@@ -579,33 +585,93 @@ def groupa_table(res):
     return "\n".join(rows) + "\n"
 
 
-def groupa_plot(res, outdir):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    recs = res["runs_data"]
-    fig, ax = plt.subplots(figsize=(7, 4))
+def pbs_curves(ax, recs, value):
+    """The median of value against alpha, a line per beta, and the stock
+    policies' as horizontal lines (Figures 7 and 8)."""
     for beta in sorted({r["beta"] for r in recs if r["config"] == "pbs"}):
         alphas = sorted({float(r["alpha"]) for r in recs
                          if r.get("beta") == beta})
-        ys = [statistics.median(r["mean_ms"] for r in recs
+        ys = [statistics.median(r[value] for r in recs
                                 if r.get("beta") == beta and
                                 float(r["alpha"]) == a) for a in alphas]
         ax.plot(alphas, ys, marker="o", label="PBS beta %s" % beta)
     for c, ls in (("eevdf", "--"), ("rr", ":")):
-        v = [r["mean_ms"] for r in recs if r["config"] == c]
+        v = [r[value] for r in recs if r["config"] == c]
         if v:
             ax.axhline(statistics.median(v), ls=ls, color="grey",
                        label=c.upper() if c == "rr" else "EEVDF")
     ax.set_xscale("log")
     ax.set_xlabel("alpha")
+
+
+def groupa_plot(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    pbs_curves(ax, res["runs_data"], "mean_ms")
     ax.set_ylabel("mean response time (ms)")
     ax.set_title("PBS Group A (Figure 7), scaled by 1/%g, %s" % (
         res["scale"], res.get("accel", "?")))
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "groupa.png"), dpi=110)
+    plt.close(fig)
+
+
+def groupb_table(res):
+    """Group B: mean response time (sd) of all requests and of the small
+    ones per configuration, each PBS cell's against the better stock
+    policy's, and the server CPU's load."""
+    recs = res["runs_data"]
+    best = {}
+    for v in ("mean_ms", "small_mean_ms"):
+        m = [statistics.median(r[v] for r in recs if r["config"] == c)
+             for c in ("eevdf", "rr") if any(r["config"] == c for r in recs)]
+        best[v] = min(m) if m else None
+    rows = [about(res) + ": %d clients, think %.0f ms (the paper's 10 s "
+            "over %g), CGI work Pareto(1.2) from %g ms capped at %g ms, "
+            "%.0f s measured after %.0f s, %d run(s)\n" % (
+                res["clients"], res["think_ms"], res["scale"], res["xm_ms"],
+                res["cap_ms"], res["measure_s"], res["ramp_s"], res["runs"]),
+            "| configuration | requests | mean response (ms) | sd (ms) "
+            "| vs the better stock policy | small requests: mean (ms) "
+            "| vs the better stock policy | server load |",
+            "|---|---|---|---|---|---|---|---|"]
+    for key, rs in pbs_cells(recs).items():
+        rel = {}
+        for v in best:
+            m = statistics.median(r[v] for r in rs)
+            rel[v] = "%+.0f %%" % (100 * (m / best[v] - 1)) \
+                if best[v] and key.startswith("PBS") else ""
+        rows.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            key, spread([r["n"] for r in rs], "%d"),
+            spread([r["mean_ms"] for r in rs], "%.0f"),
+            spread([r["sd_ms"] for r in rs], "%.0f"), rel["mean_ms"],
+            spread([r["small_mean_ms"] for r in rs], "%.0f"),
+            rel["small_mean_ms"],
+            spread([r["server_load"] for r in rs], "%.2f")))
+    return "\n".join(rows) + "\n"
+
+
+def groupb_plot(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, value, what in ((axes[0], "mean_ms", "(a) all requests"),
+                            (axes[1], "small_mean_ms",
+                             "(b) requests below the mean size")):
+        pbs_curves(ax, res["runs_data"], value)
+        ax.set_ylabel("mean response time (ms)")
+        ax.set_title(what, fontsize=10)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("PBS Group B (Figure 8): lighttpd + CGI, think time over "
+                 "%g, %s" % (res["scale"], res.get("accel", "?")))
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "groupb.png"), dpi=110)
     plt.close(fig)
 
 
@@ -630,6 +696,8 @@ def main():
         table = pbs_table(res)
     elif res["experiment"] == "pbs-groupa":
         table = groupa_table(res)
+    elif res["experiment"] == "pbs-groupb":
+        table = groupb_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
@@ -643,6 +711,8 @@ def main():
         pbs_plots(res, outdir)
     if res["experiment"] == "pbs-groupa":
         groupa_plot(res, outdir)
+    if res["experiment"] == "pbs-groupb":
+        groupb_plot(res, outdir)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,20 @@
  *                                          resp_ms and mean/sd over the
  *                                          tasks begun after RAMP_S and
  *                                          done by SECONDS
+ *   task http SECONDS CLIENTS THINK_MS XM_MS CAP_MS RAMP_S SOCKET
+ *                                          the PBS paper's Group B: CLIENTS
+ *                                          threads each think (exponential,
+ *                                          mean THINK_MS), then GET
+ *                                          /work.cgi?ms=X from the server at
+ *                                          the Unix socket SOCKET and read
+ *                                          the page, X drawn from
+ *                                          Pareto(1.2) with minimum XM_MS,
+ *                                          capped at CAP_MS; resp_ms and
+ *                                          mean/sd of the requests begun
+ *                                          from RAMP_S to SECONDS (each
+ *                                          one's answer awaited), and the
+ *                                          same for the small ones (X below
+ *                                          the distribution's mean)
  *   task dl SECONDS LOAD ERR WARP_MS      a job every D (40..120 ms at
  *                                          random) needing C = LOAD x D of
  *                                          CPU by D; with WARP_MS < 0 each
@@ -51,7 +65,9 @@
  * 1 ns so that it does not count) and resp_ms the response times (from
  * the same wake-up to the end of the burst), each as median, p99 and
  * max; for yield, n counts the calls of all threads; web adds short_ms
- * and long_ms (response times by kind) and dl adds jobs, met and denied.
+ * and long_ms (response times by kind), dl adds jobs, met and denied,
+ * users mean_ms and sd_ms, and http those, small_ms, small_mean_ms,
+ * small_sd_ms, small_below_ms and errors.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -65,21 +81,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include "clock.h"
-
-/* Compute for ms of this thread's CPU time, or until end (monotonic). */
-static void compute(double ms, double end)
-{
-	double until = now_s(CLOCK_THREAD_CPUTIME_ID) + ms / 1e3;
-	volatile unsigned long x = 0;
-	int i;
-
-	do {
-		for (i = 0; i < 1000; i++)
-			x += i;
-	} while (now_s(CLOCK_THREAD_CPUTIME_ID) < until && now_s(CLOCK_MONOTONIC) < end);
-}
 
 struct samples {
 	double *v;
@@ -148,8 +153,93 @@ static void *user_main(void *arg)
 	return NULL;
 }
 
-/* The mean and standard deviation of @s. */
-static void print_mean_sd(struct samples *s)
+/* Group B's clients (task http). */
+#define PARETO_SHAPE	1.2
+
+static struct {
+	double think_ms, xm_ms, cap_ms, ramp, small_ms;
+	struct sockaddr_un addr;
+	long errors;
+	pthread_mutex_t lock;
+	struct samples resp, small;
+} http = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Pareto(PARETO_SHAPE) from xm_ms, capped at cap_ms. */
+static double pareto_ms(unsigned short seed[3])
+{
+	double x = http.xm_ms * pow(1 - erand48(seed), -1 / PARETO_SHAPE);
+
+	return x < http.cap_ms ? x : http.cap_ms;
+}
+
+/* Its mean: xm + xm / (shape - 1) * (1 - (xm / cap)^(shape - 1)). */
+static double pareto_mean_ms(void)
+{
+	return http.xm_ms + http.xm_ms / (PARETO_SHAPE - 1) *
+	       (1 - pow(http.xm_ms / http.cap_ms, PARETO_SHAPE - 1));
+}
+
+/* Ask the server for ms of work over a new connection; 0 if it answered 200. */
+static int http_get(double ms)
+{
+	char head[64], rest[4096];
+	size_t got = 0;
+	ssize_t r;
+	int fd, len, ret = -1;
+
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&http.addr, sizeof(http.addr)))
+		goto out;
+	len = snprintf(rest, sizeof(rest), "GET /work.cgi?ms=%.3f HTTP/1.0\r\n\r\n", ms);
+	if (write(fd, rest, len) != len)
+		goto out;
+	while ((r = read(fd, got < sizeof(head) ? head + got : rest,
+			 got < sizeof(head) ? sizeof(head) - got : sizeof(rest))) > 0)
+		got += r;
+	/* "HTTP/1.x 200": the status line, whichever version answers. */
+	if (!r && got >= 12 && !strncmp(head, "HTTP/1.", 7) &&
+	    !strncmp(head + 8, " 200", 4))
+		ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static void *http_client(void *arg)
+{
+	/* The same requests, in the same order, under every policy. */
+	unsigned short seed[3] = { 1, (long)arg, 2 };
+	double begun, ms, resp;
+	int failed;
+
+	for (;;) {
+		begun = now_s(CLOCK_MONOTONIC) -
+			log(1 - erand48(seed)) * http.think_ms / 1e3;
+		if (begun >= end)
+			break;
+		sleep_until(begun);
+		ms = pareto_ms(seed);
+		failed = http_get(ms);
+		resp = (now_s(CLOCK_MONOTONIC) - begun) * 1e3;
+		if (begun < http.ramp)
+			continue;
+		pthread_mutex_lock(&http.lock);
+		if (failed) {
+			http.errors++;
+		} else {
+			add(&http.resp, resp);
+			if (ms < http.small_ms)
+				add(&http.small, resp);
+		}
+		pthread_mutex_unlock(&http.lock);
+	}
+	return NULL;
+}
+
+/* The mean and standard deviation of @s, as PREFIXmean_ms and PREFIXsd_ms. */
+static void print_mean_sd(const char *prefix, struct samples *s)
 {
 	double sum = 0, sq = 0, mean;
 	long i;
@@ -159,8 +249,8 @@ static void print_mean_sd(struct samples *s)
 	mean = s->n ? sum / s->n : 0;
 	for (i = 0; i < s->n; i++)
 		sq += (s->v[i] - mean) * (s->v[i] - mean);
-	printf(", \"mean_ms\": %.3f, \"sd_ms\": %.3f", mean,
-	       s->n > 1 ? sqrt(sq / (s->n - 1)) : 0);
+	printf(", \"%smean_ms\": %.3f, \"%ssd_ms\": %.3f", prefix, mean,
+	       prefix, s->n > 1 ? sqrt(sq / (s->n - 1)) : 0);
 }
 
 static void *yielder(void *arg)
@@ -346,7 +436,7 @@ static long dl_jobs(double load, const char *err, double warp_ms,
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: task cont|int|rt|yield|web|users|dl SECONDS [ARGS...]\n");
+	fprintf(stderr, "usage: task cont|int|rt|yield|web|users|http|dl SECONDS [ARGS...]\n");
 	exit(2);
 }
 
@@ -443,6 +533,26 @@ int main(int argc, char **argv)
 			pthread_join(tids[i], NULL);
 		resp = users.resp;
 		n = resp.n;
+	} else if (!strcmp(mode, "http") && argc == 9) {
+		int nr = atoi(argv[3]);
+
+		http.think_ms = atof(argv[4]);
+		http.xm_ms = atof(argv[5]);
+		http.cap_ms = atof(argv[6]);
+		http.ramp = start + atof(argv[7]);
+		http.addr.sun_family = AF_UNIX;
+		strncpy(http.addr.sun_path, argv[8],
+			sizeof(http.addr.sun_path) - 1);
+		http.small_ms = pareto_mean_ms();
+		tids = calloc(nr, sizeof(*tids));
+		for (i = 0; i < nr; i++)
+			if (pthread_create(&tids[i], NULL, http_client,
+					   (void *)(long)i))
+				return 1;
+		for (i = 0; i < nr; i++)
+			pthread_join(tids[i], NULL);
+		resp = http.resp;
+		n = resp.n;
 	} else if (!strcmp(mode, "dl") && argc == 6) {
 		n = dl_jobs(atof(argv[3]), argv[4], atof(argv[5]), &met, &denied);
 	} else if (threads) {
@@ -465,8 +575,14 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "dl"))
 		printf(", \"jobs\": %ld, \"met\": %ld, \"denied\": %ld", n, met,
 		       denied);
-	if (!strcmp(mode, "users"))
-		print_mean_sd(&resp);
+	if (!strcmp(mode, "users") || !strcmp(mode, "http"))
+		print_mean_sd("", &resp);
+	if (!strcmp(mode, "http")) {
+		print_mean_sd("small_", &http.small);
+		print_summary("small_ms", &http.small);
+		printf(", \"small_below_ms\": %.3f, \"errors\": %ld",
+		       http.small_ms, http.errors);
+	}
 	printf("}\n");
 	return 0;
 }
