@@ -105,21 +105,22 @@ pbs)
 	args=(--fig "$BUILD/bin/pbs_fig" --task "$BUILD/bin/task")
 	[ "$variant" = short ] && args+=(--scale 5) ;;
 pbs-groupa)
-	# The paper's Group A, time-scaled by 1/20: 20 configurations of
-	# 80 s (28 minutes), one run each, as the paper ran one per (alpha,
-	# beta).  The short variant: 1/40, alpha 0.25, 1, 4 (8 minutes).
+	# The paper's Group A, time-scaled by 1/20: 24 cells of 80 s (32
+	# minutes), one run per (alpha, beta) as the paper, the stock
+	# policies 3 times.  The short variant: 1/40, alpha 0.25, 1, 4 (15
+	# cells, 10 minutes).
 	args=(--task "$BUILD/bin/task")
 	runs=1
 	[ "$variant" = short ] && args+=(--scale 40 --alphas 0.25,1,4) ;;
 pbs-groupb)
-	# The paper's Group B (lighttpd and a CGI program): 24 cells of 75 s
-	# (about 32 minutes), one run per (alpha, beta) as the paper, the
-	# stock policies 3 times.  The short variant: 20 s after 5 s,
-	# alpha 0.5, 2, 8, beta +inf and 0 (10 cells, 5 minutes).
+	# The paper's Group B (lighttpd and a CGI program): 21 cells of 110 s
+	# (about 40 minutes), one run per (alpha, beta) as the paper, the
+	# stock policies 3 times.  The short variant: 30 s after 10 s,
+	# alpha 1 and 8, beta +inf and 0 (8 cells, 6 minutes).
 	args=(--task "$BUILD/bin/task" --cgi "$BUILD/bin/work_cgi" --copy "$guest")
 	runs=1
 	[ "$variant" = short ] &&
-		args+=(--measure 20 --ramp 5 --alphas 0.5,2,8 --betas +inf,0) ;;
+		args+=(--measure 30 --ramp 10 --alphas 1,8 --betas +inf,0) ;;
 *)	args=() ;;
 esac
 

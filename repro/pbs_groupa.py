@@ -10,7 +10,8 @@ configuration runs for 1200 s / scale after a ramp-up of 400 s / scale
 Per configuration: the mean response time and its standard deviation,
 and the mean additional delay (response time less the task's CPU time),
 under EEVDF (SCHED_OTHER), SCHED_RR and PBS for each alpha and beta
-(+inf, -3, 0) in one boot.
+(+inf, -3, 0) in one boot (pbs_sweep.py: the stock policies once before
+each beta's sweep).
 
     pbs_groupa.py --task BIN [--scale S] [--alphas a,b] [--betas b,c]
                   [--runs N] [--out FILE]
@@ -19,6 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pbs_sweep  # noqa: E402
 import procs  # noqa: E402
 
 USERS = 8
@@ -26,8 +28,6 @@ TASK_MS, SEGS, GAP_MS, THINK_MS = 3000, 6, 10, 25000
 MEASURE_S, RAMP_S = 1200, 400
 ALPHAS = ["0.1", "0.25", "0.5", "1", "2", "4"]
 BETAS = ["+inf", "-3", "0"]
-KNOBS = ["sched_bvt_be_mode", "sched_bvt_pbs_alpha", "sched_bvt_pbs_beta",
-         "sched_bvt_pbs_switch_ns"]
 
 
 def run(args, policy):
@@ -49,32 +49,11 @@ def main():
     args = ap.parse_args()
 
     procs.controller()
-    saved = {k: procs.read_sysctl(k) for k in KNOBS}
     result = procs.new_result("pbs-groupa", scale=args.scale, runs=args.runs,
                               users=USERS, task_ms=TASK_MS / args.scale,
                               think_ms=THINK_MS / args.scale,
                               measure_s=MEASURE_S / args.scale)
-    try:
-        # As in the paper's experiments: no current-thread bonus.
-        procs.write_sysctl("sched_bvt_pbs_switch_ns", 0)
-        for r in range(args.runs):
-            procs.write_sysctl("sched_bvt_be_mode", "bvt")
-            for config, policy in [("eevdf", {"policy": "other"}),
-                                   ("rr", {"policy": "rr", "prio": 1})]:
-                rec = run(args, policy)
-                rec.update(config=config, run=r)
-                procs.record(result, rec)
-            procs.write_sysctl("sched_bvt_be_mode", "pbs")
-            for beta in args.betas.split(","):
-                procs.write_sysctl("sched_bvt_pbs_beta", beta)
-                for alpha in args.alphas.split(","):
-                    procs.write_sysctl("sched_bvt_pbs_alpha", alpha)
-                    rec = run(args, {"policy": "bvt"})
-                    rec.update(config="pbs", alpha=alpha, beta=beta, run=r)
-                    procs.record(result, rec)
-    finally:
-        for k in reversed(KNOBS):
-            procs.write_sysctl(k, saved[k])
+    pbs_sweep.sweep(result, args, lambda policy: run(args, policy))
     procs.save(result, args.out)
 
 
