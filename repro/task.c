@@ -434,6 +434,21 @@ static long dl_jobs(double load, const char *err, double warp_ms,
 	return jobs;
 }
 
+/* Run @nr threads of @fn, the i-th given i, until all have ended. */
+static int run_all(int nr, void *(*fn)(void *))
+{
+	pthread_t *tids = calloc(nr, sizeof(*tids));
+	int i, n;
+
+	for (n = 0; n < nr; n++)
+		if (pthread_create(&tids[n], NULL, fn, (void *)(long)n))
+			break;
+	for (i = 0; i < n; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	return n < nr ? -1 : 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: task cont|int|rt|yield|web|users|http|dl SECONDS [ARGS...]\n");
@@ -524,13 +539,8 @@ int main(int argc, char **argv)
 		users.gap_ms = atof(argv[6]);
 		users.think_ms = atof(argv[7]);
 		users.ramp = start + atof(argv[8]);
-		tids = calloc(nr, sizeof(*tids));
-		for (i = 0; i < nr; i++)
-			if (pthread_create(&tids[i], NULL, user_main,
-					   (void *)(long)i))
-				return 1;
-		for (i = 0; i < nr; i++)
-			pthread_join(tids[i], NULL);
+		if (run_all(nr, user_main))
+			return 1;
 		resp = users.resp;
 		n = resp.n;
 	} else if (!strcmp(mode, "http") && argc == 9) {
@@ -544,13 +554,8 @@ int main(int argc, char **argv)
 		strncpy(http.addr.sun_path, argv[8],
 			sizeof(http.addr.sun_path) - 1);
 		http.small_ms = pareto_mean_ms();
-		tids = calloc(nr, sizeof(*tids));
-		for (i = 0; i < nr; i++)
-			if (pthread_create(&tids[i], NULL, http_client,
-					   (void *)(long)i))
-				return 1;
-		for (i = 0; i < nr; i++)
-			pthread_join(tids[i], NULL);
+		if (run_all(nr, http_client))
+			return 1;
 		resp = http.resp;
 		n = resp.n;
 	} else if (!strcmp(mode, "dl") && argc == 6) {
