@@ -78,6 +78,18 @@ static unsigned int sysctl_sched_bvt_coop_penalty_ns = 100 * NSEC_PER_MSEC;
 /* The share of a CPU the reserved-effort threads may hold together, in %. */
 static unsigned int sysctl_sched_bvt_re_share_pct = 75;
 
+/*
+ * The idle reservation of every CPU's plan (qas.c), per mille of its
+ * shortest period: the time kept for everything without a reservation.
+ * At least the fair server's default share (5 %) and a margin, so that
+ * fair tasks, which run first in it, never need the fair server to
+ * preempt a reservation.
+ */
+static unsigned int sysctl_sched_bvt_rsv_idle_permille = 100;
+static unsigned int bvt_rsv_idle_min = 60;
+/* The share of all CPUs reserved, in ppb of one CPU (read only). */
+static unsigned long bvt_rsv_admitted;
+
 #define BVT_WEIGHT_UNIT		SCHED_BVT_WEIGHT_DEFAULT
 
 /*
@@ -175,6 +187,16 @@ static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
 static void bvt_coop_check_outsider(struct rq *rq);
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
 static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
+static struct task_struct *bvt_plan_pick(struct rq *rq);
+static bool bvt_plan_yields(struct rq *rq);
+static bool bvt_plan_wants(struct rq *rq, struct task_struct *p);
+static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta);
+static void bvt_plan_put(struct rq *rq, struct task_struct *p);
+static int bvt_plan_home(struct task_struct *p);
+static u64 bvt_tc_left(struct rq *rq, struct task_struct *p);
+static void bvt_tc_check(struct rq *rq);
+static void bvt_rsv_release(struct task_struct *p);
+static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer);
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
 
@@ -554,6 +576,10 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
+	if (unlikely(rq->bvt.plan_curr == curr)) {
+		bvt_plan_charge(rq, curr, delta_exec);
+		return;
+	}
 
 	bt->slice_ran += delta_exec;
 	if (bt->se.warped)
@@ -707,6 +733,8 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 	u64 left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
 	u64 outsider;
 
+	if (unlikely(rq->bvt.plan_curr == bvt_thread_task(bt)))
+		return bvt_tc_left(rq, bvt_thread_task(bt));
 	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
 	    (outsider || !test_tsk_need_resched(bvt_thread_task(bt))))
 		left = min_not_zero(left, outsider ?: 1);
@@ -792,6 +820,7 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	bvt_check_limit(rq);
 	bvt_coop_check_slice(rq);
 	bvt_coop_check_outsider(rq);
+	bvt_tc_check(rq);
 	bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
@@ -908,6 +937,15 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	struct task_struct *curr = rq->curr;
 	const struct bvt_entity *se, *pse;
 
+	/* Reserved and constraint time go by the plan, not by E. */
+	if (unlikely(rq->bvt.plan)) {
+		if (bvt_plan_wants(rq, p)) {
+			resched_curr(rq);
+			return;
+		}
+		if (rq->bvt.plan_curr == curr)
+			return;
+	}
 	if (curr->sched_class != &bvt_sched_class) {
 		if (sched_class_above(&bvt_sched_class, curr->sched_class))
 			resched_curr(rq);
@@ -1009,6 +1047,22 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_check_preempt(rq, p);
 }
 
+/*
+ * A pick of the task that runs already has no put and set (see
+ * put_prev_set_next_task()): whether it runs by the plan, or no longer
+ * does, is decided here for it.
+ */
+static struct task_struct *bvt_plan_picked(struct rq *rq,
+					   struct task_struct *p)
+{
+	if (p == rq->curr &&
+	    rq->bvt.plan_curr != (p == rq->bvt.plan_pick ? p : NULL)) {
+		rq->bvt.plan_curr = p == rq->bvt.plan_pick ? p : NULL;
+		bvt_enforce_arm(rq, &p->bvt);
+	}
+	return p;
+}
+
 /* From the root down, the entity with the least E, to a thread. */
 static struct task_struct *pick_task_bvt(struct rq *rq)
 {
@@ -1019,12 +1073,22 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 		return NULL;
 
 	update_curr_bvt(rq);
+	rq->bvt.plan_pick = NULL;
+	if (unlikely(rq->bvt.plan)) {
+		rq->bvt.plan_pick = bvt_plan_pick(rq);
+		if (rq->bvt.plan_pick)
+			return bvt_plan_picked(rq, rq->bvt.plan_pick);
+		if (bvt_plan_yields(rq))
+			return NULL;
+	}
 	do {
 		se = bvt_pick_entity(lv);
 		if (SCHED_WARN_ON(!se))
 			return NULL;
 		lv = se->my_level;
 	} while (lv);
+	if (unlikely(rq->bvt.plan_curr))
+		return bvt_plan_picked(rq, bvt_task_of(se));
 	return bvt_task_of(se);
 }
 
@@ -1054,6 +1118,10 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
+	if (next) {
+		rq->bvt.plan_curr = NULL;
+		bvt_plan_put(rq, p);
+	}
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
 		bvt_charge_mcu(bt);
@@ -1095,8 +1163,11 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	struct bvt_entity *se;
 
 	p->se.exec_start = rq_clock_task(rq);
-	if (first)
+	if (first) {
 		bt->slice_ran = 0;
+		rq->bvt.plan_curr = rq->bvt.plan_pick == p ? p : NULL;
+		rq->bvt.plan_pick = NULL;
+	}
 	/* Up to the level that the thread put runs under too, if any. */
 	for (se = &bt->se; se && se->lv->curr != se; se = se->parent)
 		bvt_set_curr(se->lv, se);
@@ -1174,6 +1245,13 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	cpufreq_update_util(rq, 0);
+	if (unlikely(rq->bvt.plan)) {
+		/* The plan's timer ends reserved and constraint time. */
+		if (rq->bvt.plan_curr == p)
+			return;
+		if (bvt_plan_yields(rq))
+			resched_curr(rq);
+	}
 	bvt_check_allowance(rq, &p->bvt.se);
 	bvt_tick_core(rq, &p->bvt);
 }
@@ -1252,6 +1330,8 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 
 	bvt_forget_warp(rq, p);
 	bvt_coop_forget(bt);
+	if (rq->bvt.plan_curr == p)
+		rq->bvt.plan_curr = NULL;
 	bt->se.avt = clamp_t(s64, lag, -max, max);
 	bt->se.vt_relative = 1;
 }
@@ -1432,6 +1512,12 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
+	/* In its reserved time or its constraint's, to its plan's CPU. */
+	if (unlikely(p->bvt.rsv || p->bvt.tc)) {
+		cpu = bvt_plan_home(p);
+		if (cpu >= 0 && bvt_cpu_usable(p, cpu))
+			return cpu;
+	}
 	/* A member of a cooperation domain stays with it while it may. */
 	if (unlikely(p->bvt.coop.member) && bvt_cpu_usable(p, prev_cpu))
 		return prev_cpu;
@@ -1756,6 +1842,9 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	bt->sig_warp = 0;
 	bt->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
 	bt->run = &bt->params;
+	/* Neither a reservation nor a constraint is inherited. */
+	bt->rsv = NULL;
+	bt->tc = NULL;
 	memset(&bt->coop, 0, sizeof(bt->coop));
 	RB_CLEAR_NODE(&bt->coop.dl_node);
 	RB_CLEAR_NODE(&bt->coop.ev_node);
@@ -1794,6 +1883,15 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->curr_lag = 0;
 	hrtimer_init(&bvt_rq->enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->enforce_timer.function = bvt_enforce_timer_fn;
+	bvt_rq->plan = NULL;
+	bvt_rq->slot_owner = NULL;
+	bvt_rq->tcs = RB_ROOT_CACHED;
+	bvt_rq->nr_tcs = 0;
+	bvt_rq->plan_pick = NULL;
+	bvt_rq->plan_curr = NULL;
+	bvt_rq->home_push = NULL;
+	hrtimer_init(&bvt_rq->plan_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	bvt_rq->plan_timer.function = bvt_plan_timer_fn;
 #ifdef CONFIG_SMP
 	INIT_CSD(&bvt_rq->enforce_csd, bvt_enforce_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
@@ -2082,6 +2180,9 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 	u32 old = p->bvt.re_weight, new = 0;
 	u64 total;
 
+	/* Leaving the class ends the CPU reservation (qas.c). */
+	if (!bvt_policy(policy))
+		bvt_rsv_release(p);
 	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
 		return 0;
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))
@@ -2210,11 +2311,21 @@ static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL(sched_bvt_coop_min_slice_ns, &bvt_allowance_min,
 		   &bvt_allowance_max),
 	BVT_SYSCTL(sched_bvt_coop_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
+	BVT_SYSCTL(sched_bvt_rsv_idle_permille, &bvt_rsv_idle_min,
+		   SYSCTL_ONE_THOUSAND),
 	{
 		/* read only: the weight admitted to the reserved-effort level */
 		.procname	= "sched_bvt_re_admitted",
 		.data		= &bvt_re_total,
 		.maxlen		= sizeof(bvt_re_total),
+		.mode		= 0444,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		/* read only: the reserved share of all CPUs, ppb of one */
+		.procname	= "sched_bvt_rsv_admitted",
+		.data		= &bvt_rsv_admitted,
+		.maxlen		= sizeof(bvt_rsv_admitted),
 		.mode		= 0444,
 		.proc_handler	= proc_doulongvec_minmax,
 	},
@@ -2227,8 +2338,18 @@ static int __init sched_bvt_sysctl_init(void)
 }
 late_initcall(sched_bvt_sysctl_init);
 
+/* A /proc/<pid>/sched line: @ns as ms with six places. */
+static void bvt_seq_ms(struct seq_file *m, const char *name, u64 ns)
+{
+	u32 rem;
+	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
+
+	seq_printf(m, "%-45s:%14llu.%06u\n", name, ms, rem);
+}
+
 #include "coop_poll.c"
 #include "pbs.c"
+#include "qas.c"
 
 #ifdef CONFIG_SCHED_BVT_KUNIT_TEST
 #include "bvt_test.c"

@@ -7,7 +7,10 @@
 #define _KERNEL_SCHED_BVT_H
 
 #include <linux/hrtimer_types.h>
+#include <linux/irq_work_types.h>
 #include <linux/rbtree_types.h>
+#include <linux/types.h>
+#include <linux/workqueue_types.h>
 #include <linux/spinlock_types.h>
 #include <linux/sched/bvt.h>
 #include <linux/smp_types.h>
@@ -115,6 +118,64 @@ struct bvt_coop_domain {
 	struct rb_root_cached		all;
 };
 
+/*
+ * A CPU reservation (kernel/sched/qas.c): @amount ns of every @period on
+ * the plan of @cpu, for @task.
+ */
+struct bvt_rsv {
+	struct task_struct		*task;		/* NULL once released */
+	u64				amount;		/* granted, ns */
+	u64				period;		/* granted, ns */
+	u64				ran;		/* reserved time run, ns */
+	int				cpu;
+	struct list_head		node;		/* in its CPU's list */
+	struct irq_work			irq_work;	/* frees its slots */
+	struct work_struct		free_work;
+	struct rcu_head			rcu;
+};
+
+/* A thread's time constraint (qas.c): CLOCK_MONOTONIC ns. */
+struct bvt_tc {
+	struct rb_node			node;		/* in bvt_rq::tcs */
+	struct task_struct		*task;
+	int				cpu;		/* accepted on; -1: none */
+	unsigned int			active;		/* begun, not ended */
+	unsigned int			missed;		/* its deadline passed */
+	u64				start;
+	u64				deadline;
+	u64				estimate;
+	u64				left;		/* free time to give it */
+	u64				exec_start;	/* its run time at begin */
+	/* /proc/<pid>/sched */
+	unsigned long			nr_begun;
+	unsigned long			nr_accepted;
+	unsigned long			nr_missed;
+	struct rcu_head			rcu;
+};
+
+/* One slot of a CPU's plan: [start, end) of every hyperperiod. */
+struct bvt_plan_slot {
+	u64				start;
+	u64				end;
+	struct bvt_rsv			*owner;		/* NULL: free */
+	u64				free_before;	/* in the slots before */
+};
+
+/* The most slots a plan may have (ENOSPC beyond). */
+#define BVT_PLAN_SLOTS	4096
+
+/*
+ * A CPU's precomputed plan (qas.c): built by admission, in force under the
+ * rq lock.  All periods on it are @base * 2^k and divide @hyper.
+ */
+struct bvt_plan {
+	u64				hyper;		/* the longest period */
+	u64				base;		/* 0: idle reservation only */
+	u64				free;		/* free time of a hyper */
+	unsigned int			nr_slots;
+	struct bvt_plan_slot		slots[] __counted_by(nr_slots);
+};
+
 /* Why a thread started or stopped running warped (sched_bvt tracepoints). */
 enum bvt_warp_reason {
 	BVT_WARP_WAKEUP,	/* it woke up, or was created */
@@ -137,6 +198,7 @@ enum bvt_migrate_reason {
 	BVT_MIGRATE_WAKEUP,	/* placed where it runs sooner */
 	BVT_MIGRATE_PUSH,	/* pushed by a CPU where it waited */
 	BVT_MIGRATE_PULL,	/* pulled by a CPU with no BVT thread */
+	BVT_MIGRATE_PLAN,	/* to its reservation's or constraint's CPU */
 };
 
 /* The per-CPU part of SCHED_BVT, in struct rq. */
@@ -154,6 +216,20 @@ struct bvt_rq {
 	/* asks the CPU to update its enforce_timer (see bvt_enforce_arm()) */
 	call_single_data_t		enforce_csd;
 #endif
+	/* reservations and time constraints (qas.c); plan NULL: none */
+	struct bvt_plan			*plan;
+	u64				plan_epoch;	/* CLOCK_MONOTONIC */
+	unsigned int			slot;		/* the current one */
+	u64				slot_end;	/* CLOCK_MONOTONIC */
+	struct bvt_rsv			*slot_owner;	/* of the current slot */
+	struct hrtimer			plan_timer;	/* at slot_end */
+	struct rb_root_cached		tcs;		/* accepted, by deadline */
+	unsigned int			nr_tcs;
+	/* what the plan picked, and what runs by it (not charged in A) */
+	struct task_struct		*plan_pick;
+	struct task_struct		*plan_curr;
+	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
+	struct task_struct		*home_push;
 };
 
 #ifdef CONFIG_SCHED_BVT
@@ -178,6 +254,7 @@ bool bvt_pi_boosted(struct task_struct *p);
 bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 		   bool in_fi);
 void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
+void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m);
 
 #else /* !CONFIG_SCHED_BVT */
 

@@ -817,6 +817,152 @@ static void bvt_test_pbs_predicted(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_pbs_yield(lv, &e[0].se));
 }
 
+static void bvt_test_rsv_grant(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_plan_req r;
+
+	/* An empty plan takes the period as asked. */
+	r = (struct bvt_plan_req){ 1 * ms, 10 * ms };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(0, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 10 * ms);
+	KUNIT_EXPECT_EQ(test, r.amount, 1 * ms);
+	/* On a 10 ms base, 4/20 and 16/40 exactly (Rialto/NT: 4/16, 13/32). */
+	r = (struct bvt_plan_req){ 4 * ms, 20 * ms };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(10 * ms, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 20 * ms);
+	KUNIT_EXPECT_EQ(test, r.amount, 4 * ms);
+	r = (struct bvt_plan_req){ 16 * ms, 40 * ms };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(10 * ms, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 40 * ms);
+	/* Not harmonic: a shorter period, the same fraction rounded up. */
+	r = (struct bvt_plan_req){ 7500 * 1000, 33333333 };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(10 * ms, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 20 * ms);
+	KUNIT_EXPECT_EQ(test, r.amount, 4500001ULL);
+	r = (struct bvt_plan_req){ 1 * ms, 3 * ms };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(10 * ms, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 2500 * 1000ULL);
+	KUNIT_EXPECT_EQ(test, r.amount, 833334ULL);
+	/* Halving stops at 1 ms: nothing below it fits a 10 ms base. */
+	r = (struct bvt_plan_req){ 100 * 1000, 1200 * 1000 };
+	KUNIT_EXPECT_FALSE(test, bvt_plan_grant(10 * ms, &r));
+	/* An odd first period is made halvable down to 1 ms. */
+	r = (struct bvt_plan_req){ 1 * ms, 33333333 };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(0, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 33333312ULL);
+	KUNIT_EXPECT_EQ(test, r.period % 32, 0);
+}
+
+/* @owner's time in each of its periods of @plan's hyperperiod. */
+static bool bvt_test_plan_holds(const struct bvt_plan *plan,
+				const struct bvt_rsv *owner, u64 amount,
+				u64 period)
+{
+	u64 off;
+
+	for (off = 0; off < plan->hyper; off += period)
+		if (bvt_plan_owned_in(plan, owner, off, off + period) != amount)
+			return false;
+	return true;
+}
+
+static void bvt_test_rsv_plan(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_rsv r[4] = { };
+	struct bvt_plan_slot *a, *b, *out;
+	struct bvt_plan_req req[4] = {
+		{ 1 * ms, 10 * ms, &bvt_idle_rsv },
+		{ 1 * ms, 10 * ms, &r[1] },
+		{ 4 * ms, 20 * ms, &r[2] },
+		{ 16 * ms, 40 * ms, &r[3] },
+	};
+	struct bvt_plan *plan;
+	int n;
+
+	a = kunit_kcalloc(test, BVT_PLAN_SLOTS, sizeof(*a), GFP_KERNEL);
+	b = kunit_kcalloc(test, BVT_PLAN_SLOTS, sizeof(*b), GFP_KERNEL);
+	plan = kunit_kzalloc(test, struct_size(plan, slots, BVT_PLAN_SLOTS),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, plan);
+
+	a[0] = (struct bvt_plan_slot){ 0, 40 * ms, NULL };
+	n = bvt_plan_build(a, b, 1, req, 4, &out);
+	KUNIT_ASSERT_GT(test, n, 0);
+	plan->hyper = 40 * ms;
+	plan->nr_slots = n;
+	memcpy(plan->slots, out, n * sizeof(*out));
+	bvt_plan_count_free(plan);
+	/* Each owner's amount in each of its periods, and 8 ms left free. */
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &bvt_idle_rsv,
+						    1 * ms, 10 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[1], 1 * ms,
+						    10 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[2], 4 * ms,
+						    20 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[3], 16 * ms,
+						    40 * ms));
+	KUNIT_EXPECT_EQ(test, plan->free, 8 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, 0, 80 * ms), 16 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, 0, 32 * ms), 0);
+
+	/* A full CPU fits exactly; a nanosecond more does not. */
+	req[3].amount = 24 * ms;
+	a[0] = (struct bvt_plan_slot){ 0, 40 * ms, NULL };
+	KUNIT_EXPECT_GT(test, bvt_plan_build(a, b, 1, req, 4, &out), 0);
+	req[3].amount = 24 * ms + 1;
+	a[0] = (struct bvt_plan_slot){ 0, 40 * ms, NULL };
+	KUNIT_EXPECT_EQ(test, bvt_plan_build(a, b, 1, req, 4, &out), -EBUSY);
+
+	/* Laid over a plan: its slots stay, repeated to the new period. */
+	n = bvt_plan_repeat(a, plan->slots, plan->nr_slots, 40 * ms, 80 * ms);
+	KUNIT_ASSERT_GT(test, n, 0);
+	req[0] = (struct bvt_plan_req){ 16 * ms, 80 * ms, &r[0] };
+	n = bvt_plan_build(a, b, n, req, 1, &out);
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_EXPECT_PTR_EQ(test, out[0].owner, plan->slots[0].owner);
+	KUNIT_EXPECT_EQ(test, out[n - 1].end, 80 * ms);
+}
+
+static void bvt_test_tc_feasible(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_plan *plan;
+	struct bvt_tc_need need[3];
+
+	/* 2 ms free at the end of every 10 ms. */
+	plan = kunit_kzalloc(test, struct_size(plan, slots, 2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, plan);
+	plan->hyper = 10 * ms;
+	plan->nr_slots = 2;
+	plan->slots[0] = (struct bvt_plan_slot){ 0, 8 * ms, &bvt_idle_rsv };
+	plan->slots[1] = (struct bvt_plan_slot){ 8 * ms, 10 * ms, NULL };
+	bvt_plan_count_free(plan);
+
+	need[0] = (struct bvt_tc_need){ 0, 10 * ms, 2 * ms };
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 1));
+	need[0].demand = 2 * ms + 1;
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1));
+	/* Too little free time before its deadline. */
+	need[0] = (struct bvt_tc_need){ 0, 9 * ms, 1500 * 1000 };
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1));
+	/* Two in one window do not fit; one later fits. */
+	need[0] = (struct bvt_tc_need){ 0, 10 * ms, 1 * ms };
+	need[1] = (struct bvt_tc_need){ 2 * ms, 10 * ms, 1500 * 1000 };
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 2));
+	need[1] = (struct bvt_tc_need){ 10 * ms, 20 * ms, 2 * ms };
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 2));
+	/* EDF: a late deadline leaves room for an early one, not in reverse. */
+	need[0] = (struct bvt_tc_need){ 0, 20 * ms, 2 * ms };
+	need[1] = (struct bvt_tc_need){ 0, 10 * ms, 2 * ms };
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 2));
+	need[2] = (struct bvt_tc_need){ 5 * ms, 20 * ms, 1 };
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 3));
+}
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_scale_by_weight),
@@ -841,6 +987,9 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_pbs_parse),
 	KUNIT_CASE(bvt_test_pbs_sampled),
 	KUNIT_CASE(bvt_test_pbs_predicted),
+	KUNIT_CASE(bvt_test_rsv_grant),
+	KUNIT_CASE(bvt_test_rsv_plan),
+	KUNIT_CASE(bvt_test_tc_feasible),
 	{ }
 };
 

@@ -598,15 +598,6 @@ static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
 	}
 }
 
-/* A /proc/<pid>/sched line: @ns as ms with six places. */
-static void bvt_pbs_seq_ms(struct seq_file *m, const char *name, u64 ns)
-{
-	u32 rem;
-	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
-
-	seq_printf(m, "%-45s:%14llu.%06u\n", name, ms, rem);
-}
-
 /*
  * /proc/<pid>/sched of a thread in a PBS level: its session count, T and S
  * in ms, and p, brought up to date as task_sched_runtime() does: on a
@@ -638,8 +629,8 @@ void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 	task_rq_unlock(rq, p, &rf);
 
 	seq_printf(m, "%-45s:%21u\n", "bvt.pbs.nr_sessions", nr);
-	bvt_pbs_seq_ms(m, "bvt.pbs.sojourn", t);
-	bvt_pbs_seq_ms(m, "bvt.pbs.service", s);
+	bvt_seq_ms(m, "bvt.pbs.sojourn", t);
+	bvt_seq_ms(m, "bvt.pbs.service", s);
 	if (prio >= BVT_PBS_INF) {
 		seq_printf(m, "%-45s:%21s\n", "bvt.pbs.prio", "inf");
 		return;

@@ -166,6 +166,44 @@ static void show_coop(pid_t pid)
 	       sched_field(pid, "bvt.coop.nr_policed"));
 }
 
+#ifndef __NR_bvt_ctl
+#define __NR_bvt_ctl	464
+#endif
+
+/* A CPU reservation (bvt_ctl(2)): what was granted, where, and its use. */
+static void show_rsv(pid_t pid)
+{
+	struct sched_bvt_rsv r = { .size = sizeof(r) };
+	char a[32], p[32], ran[32];
+
+	if (syscall(__NR_bvt_ctl, BVT_CTL_GET_RSV, pid, &r, 0))
+		return;
+	printf("pid %d: reservation %s of every %s on CPU %d, ran %s\n", pid,
+	       duration(r.amount, a, sizeof(a)),
+	       duration(r.period, p, sizeof(p)), r.cpu,
+	       duration(r.ran, ran, sizeof(ran)));
+}
+
+/* Reserve AMOUNT/PERIOD for @pid (0: self), saying what was granted. */
+static int reserve_cpu(pid_t pid, unsigned long long amount,
+		       unsigned long long period)
+{
+	struct sched_bvt_rsv r = {
+		.size = sizeof(r), .amount = amount, .period = period,
+	};
+
+	if (syscall(__NR_bvt_ctl, BVT_CTL_RESERVE, pid, &r, 0)) {
+		fprintf(stderr, "bvtctl: --reserve: %s%s\n", strerror(errno),
+			errno == EBUSY ? " (no CPU it may run on has room)" :
+			errno == ENOSPC ? " (a plan would have too many slots)" :
+			errno == EEXIST ? " (it has one: --release it first)" :
+			errno == EPERM ? " (needs CAP_SYS_NICE)" :
+			errno == EINVAL ? " (amount or period out of range)" : "");
+		return 1;
+	}
+	return 0;
+}
+
 static int show(pid_t pid)
 {
 	struct sched_attr attr = { };
@@ -198,6 +236,7 @@ static int show(pid_t pid)
 	       attr.sched_flags & SCHED_FLAG_RESET_ON_FORK ?
 			" reset-on-fork" : "");
 	show_coop(pid);
+	show_rsv(pid);
 	return 0;
 }
 
@@ -277,7 +316,7 @@ static void print_usage(int status)
 		"       bvtctl [OPTION]... [--] COMMAND [ARG]...\n"
 		"options: -w/--weight N  -n/--nice N  -W/--warp DUR  -L/--limit DUR\n"
 		"         -U/--unwarp DUR  --no-warp  -r/--reserved  --best-effort\n"
-		"         -R/--reset-on-fork\n"
+		"         -R/--reset-on-fork  -X/--reserve DUR/DUR  --release\n"
 		"       bvtctl --level [--mode bvt|pbs] [--alpha X] [--beta [+-]X|inf]\n"
 		"                      [--switch DUR] [--epsilon X] [--select exact|sampled]\n"
 		"DUR is a number with a unit: ns, us, ms or s (e.g. 20ms)\n");
@@ -298,6 +337,8 @@ int main(int argc, char **argv)
 		{ "best-effort", no_argument, NULL, 'B' },
 		{ "reset-on-fork", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "reserve", required_argument, NULL, 'X' },
+		{ "release", no_argument, NULL, 0x200 },
 		{ "level", no_argument, NULL, 'l' },
 		/* the level's knobs: 0x100 + their index in level_knobs */
 		{ "mode", required_argument, NULL, 0x100 },
@@ -309,7 +350,8 @@ int main(int argc, char **argv)
 		{ }
 	};
 	char *level_set[ARRAY_SIZE(level_knobs)] = { };
-	bool level_opt = false;
+	unsigned long long rsv_amount = 0, rsv_period = 0;
+	bool level_opt = false, release = false;
 	struct sched_attr attr = { .size = sizeof(attr) };
 	bool set = false;
 	pid_t pid = -1;
@@ -317,7 +359,7 @@ int main(int argc, char **argv)
 	int c;
 
 	/* Start from what the target has, if it already is SCHED_BVT. */
-	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:rRh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:X:rRh", options, NULL)) != -1) {
 		if (c == 'p' && !parse_int(optarg, 0, INT_MAX, &v)) {
 			fprintf(stderr, "bvtctl: bad pid '%s'\n", optarg);
 			return 1;
@@ -338,7 +380,7 @@ int main(int argc, char **argv)
 	attr.sched_flags &= SCHED_FLAG_RESET_ON_FORK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:rRh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:X:rRh", options, NULL)) != -1) {
 		unsigned long long ns;
 
 		switch (c) {
@@ -382,6 +424,22 @@ int main(int argc, char **argv)
 		case 'R':
 			attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
 			break;
+		case 'X': {
+			char *slash = strchr(optarg, '/');
+
+			if (!slash)
+				goto bad;
+			*slash = '\0';
+			if (!parse_duration(optarg, &rsv_amount) ||
+			    !parse_duration(slash + 1, &rsv_period)) {
+				*slash = '/';
+				goto bad;
+			}
+			break;
+		}
+		case 0x200:
+			release = true;
+			continue;
 		case 'h':
 			print_usage(0);
 		case 'l':
@@ -414,6 +472,17 @@ int main(int argc, char **argv)
 
 	if (pid >= 0 && optind < argc)
 		print_usage(2);
+	if (release) {
+		if (set || pid < 0)
+			print_usage(2);
+		if (syscall(__NR_bvt_ctl, BVT_CTL_RELEASE, pid, NULL, 0)) {
+			fprintf(stderr, "bvtctl: release: %s%s\n", strerror(errno),
+				errno == ENOENT ? " (it has no reservation)" :
+				errno == EBUSY ? " (its time constraint counts on it)" : "");
+			return 1;
+		}
+		return show(pid);
+	}
 	if (pid >= 0 && !set)
 		return show(pid);
 	if (pid < 0 && optind == argc)
@@ -428,6 +497,9 @@ int main(int argc, char **argv)
 			errno == E2BIG ? " (this kernel has no SCHED_BVT)" : "");
 		return 1;
 	}
+	/* A reservation goes with the thread through exec. */
+	if (rsv_period && reserve_cpu(pid < 0 ? 0 : pid, rsv_amount, rsv_period))
+		return 1;
 	if (pid >= 0)
 		return show(pid);
 	execvp(argv[optind], argv + optind);

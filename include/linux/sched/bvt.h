@@ -59,6 +59,8 @@ struct bvt_entity {
 };
 
 struct bvt_coop_domain;
+struct bvt_rsv;
+struct bvt_tc;
 
 /*
  * A thread's part in the cooperation domain of its CPU (coop_poll(2)):
@@ -112,18 +114,37 @@ struct sched_bvt_entity {
 	const struct sched_bvt_params	*run;
 	struct sched_bvt_params		pi_params;
 	struct sched_bvt_coop_state	coop;
+	/* its CPU reservation and time constraint (kernel/sched/qas.c) */
+	struct bvt_rsv			*rsv;
+	struct bvt_tc			*tc;
 };
 
 struct task_struct;
+struct cpumask;
 
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
 void bvt_coop_exec(struct task_struct *p);
+void bvt_task_dead(struct task_struct *p);
+int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask);
+int bvt_rsv_cpu_inactive(unsigned int cpu);
 bool bvt_task(struct task_struct *p);
 u64 bvt_pi_key(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
 static inline void bvt_coop_exec(struct task_struct *p) { }
+static inline void bvt_task_dead(struct task_struct *p) { }
+static inline int bvt_rsv_check_affinity(struct task_struct *p,
+					 const struct cpumask *mask)
+{
+	return 0;
+}
+
+static inline int bvt_rsv_cpu_inactive(unsigned int cpu)
+{
+	return 0;
+}
+
 static inline bool bvt_task(struct task_struct *p)
 {
 	return false;

@@ -46,12 +46,14 @@ TRACE_DEFINE_ENUM(BVT_COOP_DEADLINE);
 TRACE_DEFINE_ENUM(BVT_MIGRATE_WAKEUP);
 TRACE_DEFINE_ENUM(BVT_MIGRATE_PUSH);
 TRACE_DEFINE_ENUM(BVT_MIGRATE_PULL);
+TRACE_DEFINE_ENUM(BVT_MIGRATE_PLAN);
 
 #define show_bvt_migrate_reason(reason)				\
 	__print_symbolic(reason,				\
 			 { BVT_MIGRATE_WAKEUP, "wakeup" },	\
 			 { BVT_MIGRATE_PUSH, "push" },		\
-			 { BVT_MIGRATE_PULL, "pull" })
+			 { BVT_MIGRATE_PULL, "pull" },		\
+			 { BVT_MIGRATE_PLAN, "plan" })
 
 /* The thread picked to run next on a CPU, with the CPU's SVT. */
 TRACE_EVENT(sched_bvt_pick,
@@ -338,6 +340,157 @@ TRACE_EVENT(sched_bvt_pbs_pick,
 	TP_printk("comm=%s pid=%d sojourn=%llu service=%llu prio=%lld nr_sessions=%u",
 		  __entry->comm, __entry->pid, __entry->sojourn,
 		  __entry->service, __entry->prio, __entry->nr_sessions)
+);
+
+/* A CPU reservation is granted on @cpu's plan, or released. */
+DECLARE_EVENT_CLASS(sched_bvt_rsv_class,
+
+	TP_PROTO(struct task_struct *p, int cpu, u64 amount, u64 period),
+
+	TP_ARGS(p, cpu, amount, period),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(int,	cpu)
+		__field(u64,	amount)
+		__field(u64,	period)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->cpu	= cpu;
+		__entry->amount	= amount;
+		__entry->period	= period;
+	),
+
+	TP_printk("comm=%s pid=%d cpu=%d amount=%llu period=%llu",
+		  __entry->comm, __entry->pid, __entry->cpu, __entry->amount,
+		  __entry->period)
+);
+
+DEFINE_EVENT(sched_bvt_rsv_class, sched_bvt_rsv_reserve,
+	TP_PROTO(struct task_struct *p, int cpu, u64 amount, u64 period),
+	TP_ARGS(p, cpu, amount, period));
+
+/* For a release, amount is the reserved time it ran, period 0. */
+DEFINE_EVENT(sched_bvt_rsv_class, sched_bvt_rsv_release,
+	TP_PROTO(struct task_struct *p, int cpu, u64 amount, u64 period),
+	TP_ARGS(p, cpu, amount, period));
+
+/*
+ * A CPU's plan enters a slot of @len ns: of the reservation of @pid (its
+ * budget replenished), of the idle reservation (@pid -1) or free (0).
+ * @exhausted: the thread of the slot that ended was running, its budget
+ * used up.
+ */
+TRACE_EVENT(sched_bvt_rsv_slot,
+
+	TP_PROTO(int cpu, pid_t pid, u64 len, pid_t exhausted),
+
+	TP_ARGS(cpu, pid, len, exhausted),
+
+	TP_STRUCT__entry(
+		__field(int,	cpu)
+		__field(pid_t,	pid)
+		__field(u64,	len)
+		__field(pid_t,	exhausted)
+	),
+
+	TP_fast_assign(
+		__entry->cpu		= cpu;
+		__entry->pid		= pid;
+		__entry->len		= len;
+		__entry->exhausted	= exhausted;
+	),
+
+	TP_printk("cpu=%d pid=%d len=%llu exhausted=%d", __entry->cpu,
+		  __entry->pid, __entry->len, __entry->exhausted)
+);
+
+/* A time constraint begins: accepted on @cpu, or not (-1). */
+TRACE_EVENT(sched_bvt_tc_begin,
+
+	TP_PROTO(struct task_struct *p, u64 start, u64 estimate, u64 deadline,
+		 int cpu),
+
+	TP_ARGS(p, start, estimate, deadline, cpu),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u64,	start)
+		__field(u64,	estimate)
+		__field(u64,	deadline)
+		__field(int,	cpu)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->start		= start;
+		__entry->estimate	= estimate;
+		__entry->deadline	= deadline;
+		__entry->cpu		= cpu;
+	),
+
+	TP_printk("comm=%s pid=%d start=%llu estimate=%llu deadline=%llu cpu=%d",
+		  __entry->comm, __entry->pid, __entry->start,
+		  __entry->estimate, __entry->deadline, __entry->cpu)
+);
+
+/* A time constraint ends: the time it took, and whether it missed. */
+TRACE_EVENT(sched_bvt_tc_end,
+
+	TP_PROTO(struct task_struct *p, u64 taken, int missed),
+
+	TP_ARGS(p, taken, missed),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(u64,	taken)
+		__field(int,	missed)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid	= p->pid;
+		__entry->taken	= taken;
+		__entry->missed	= missed;
+	),
+
+	TP_printk("comm=%s pid=%d taken=%llu missed=%d", __entry->comm,
+		  __entry->pid, __entry->taken, __entry->missed)
+);
+
+/* An accepted constraint's deadline passes before its end. */
+TRACE_EVENT(sched_bvt_tc_miss,
+
+	TP_PROTO(struct task_struct *p, int cpu, u64 deadline, u64 left),
+
+	TP_ARGS(p, cpu, deadline, left),
+
+	TP_STRUCT__entry(
+		__array(char,	comm,	TASK_COMM_LEN)
+		__field(pid_t,	pid)
+		__field(int,	cpu)
+		__field(u64,	deadline)
+		__field(u64,	left)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->cpu		= cpu;
+		__entry->deadline	= deadline;
+		__entry->left		= left;
+	),
+
+	TP_printk("comm=%s pid=%d cpu=%d deadline=%llu left=%llu",
+		  __entry->comm, __entry->pid, __entry->cpu, __entry->deadline,
+		  __entry->left)
 );
 
 #endif /* _TRACE_SCHED_BVT_H */

@@ -110,4 +110,92 @@ struct sched_bvt_coop {
 
 #define SCHED_BVT_COOP_PRIO_MAX		1023
 
+/*
+ * bvt_ctl(2): CPU reservations and time constraints (Rialto/NT), and the
+ * operations the later mechanisms on them add.
+ *
+ *   long bvt_ctl(unsigned int op, pid_t pid, void *arg, unsigned int flags);
+ *
+ * @op is a BVT_CTL_* operation on thread @pid (0: the caller), @arg its
+ * struct, which starts with its size (as struct sched_attr: a larger
+ * struct is accepted if what the kernel does not know is zero, E2BIG
+ * otherwise; the kernel writes back at most what the caller's size says
+ * and sets size to what it wrote), @flags must be 0.
+ *
+ * BVT_CTL_RESERVE, struct sched_bvt_rsv: reserve @amount ns of every
+ * @period ns for SCHED_BVT thread @pid, continuously: in every window of
+ * the granted period, the thread, when runnable, runs for at least the
+ * granted amount.  The granted period may be shorter and the granted
+ * fraction of the CPU larger than asked, never the reverse; @amount,
+ * @period and @cpu return what was granted and on which CPU's plan.  The
+ * thread runs there in its reserved time, and anywhere as the BVT thread
+ * it is outside it.  Needs CAP_SYS_NICE.  Errors: EINVAL (not SCHED_BVT,
+ * amount or period out of range, amount above period), EPERM, ESRCH,
+ * EBUSY (no CPU that the thread may run on has room: admission refused),
+ * ENOSPC (a plan would have too many slots), EEXIST (the thread has a
+ * reservation already: release it first).
+ * BVT_CTL_RELEASE: end @pid's reservation (@arg NULL); ENOENT if none.
+ * BVT_CTL_GET_RSV, struct sched_bvt_rsv: @pid's reservation, and the
+ * reserved time it has used (@ran); ENOENT if none.
+ *
+ * BVT_CTL_TC_BEGIN, struct sched_bvt_tc (@pid 0): ask that @estimate ns
+ * of the caller's run time fit between @start and @deadline
+ * (CLOCK_MONOTONIC ns; a start in the past is now).  Returns 1 if the
+ * constraint is accepted, and then guaranteed: while it has run less
+ * than its estimate, the caller runs in its own reserved time and, by
+ * earliest deadline first, in the free time of its CPU's plan, before
+ * every BVT thread.  Returns 0 at once if the constraint cannot be
+ * guaranteed; the caller runs as before.  With SCHED_BVT_TC_END_PREV in
+ * @flags, the caller's current constraint ends first, atomically, and
+ * @time_taken returns its time.  EBUSY: a constraint is in progress
+ * (without END_PREV).  Only a SCHED_BVT thread may ask.
+ * BVT_CTL_TC_END, struct sched_bvt_tc (@pid 0): end the caller's
+ * constraint; @time_taken is the caller's run time from its begin (or its
+ * start, if later) to now, ns.  ENOENT if none.
+ *
+ * See Documentation/scheduler/sched-bvt.rst.
+ */
+enum {
+	BVT_CTL_RESERVE		= 1,
+	BVT_CTL_RELEASE		= 2,
+	BVT_CTL_GET_RSV		= 3,
+	BVT_CTL_TC_BEGIN	= 4,
+	BVT_CTL_TC_END		= 5,
+};
+
+struct sched_bvt_rsv {
+	__u32	size;
+	__s32	cpu;		/* out: the CPU whose plan holds it */
+	__u64	amount;		/* ns of every period */
+	__u64	period;		/* ns */
+	__u64	ran;		/* out: reserved time used, ns */
+};
+
+#define SCHED_BVT_RSV_SIZE_VER0		32	/* first published struct */
+
+/* Reservations' bounds (ns): periods up to 4 s keep the arithmetic in 64 bits. */
+#define SCHED_BVT_RSV_PERIOD_MIN	1000000ULL	/* 1 ms */
+#define SCHED_BVT_RSV_PERIOD_MAX	4000000000ULL	/* 4 s */
+#define SCHED_BVT_RSV_AMOUNT_MIN	10000ULL	/* 10 us */
+
+struct sched_bvt_tc {
+	__u32	size;
+	__u32	flags;		/* SCHED_BVT_TC_* */
+	__u64	start;		/* CLOCK_MONOTONIC ns */
+	__u64	estimate;	/* ns of run time */
+	__u64	deadline;	/* CLOCK_MONOTONIC ns */
+	__u64	time_taken;	/* out: of the constraint ended, ns */
+	__s32	cpu;		/* out: the CPU whose plan guarantees it */
+	__u32	__reserved;
+};
+
+#define SCHED_BVT_TC_SIZE_VER0		48	/* first published struct */
+
+/* The longest a constraint may span, start to deadline (ns). */
+#define SCHED_BVT_TC_SPAN_MAX		10000000000ULL	/* 10 s */
+
+#define SCHED_BVT_TC_END_PREV		0x01	/* end the current one first */
+#define SCHED_BVT_TC_ENDED		0x02	/* out: time_taken is set */
+#define SCHED_BVT_TC_MISSED		0x04	/* out: it ended past its deadline */
+
 #endif /* _UAPI_LINUX_SCHED_BVT_H */

@@ -1,0 +1,1740 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_BVT CPU reservations and time constraints, after Rialto/NT (M. B.
+ * Jones and J. Regehr, "CPU Reservations and Time Constraints:
+ * Implementation Experience on Windows NT", 1999).  Included by bvt.c.
+ *
+ * A reservation asks for X ns of every Y for one thread, continuously: in
+ * every window of length Y, the thread runs for at least X if it is
+ * runnable.  Each CPU keeps a precomputed plan (the paper's section 3.1):
+ * one hyperperiod cut into slots, each reserved to one reservation, to the
+ * CPU's idle reservation, or free, and repeated from the plan's epoch on.
+ * A reservation's slots lie at the same offsets in each of its periods, so
+ * that any window of one period holds exactly its amount.  EDF with a
+ * budget per period would not do: a budget spent at the start of one
+ * period and at the end of the next leaves a gap of 2 (Y - X).
+ *
+ * The periods of a plan are harmonic: the first reservation of an empty
+ * plan sets its base P0, and every period on it is P0 * 2^k.  A request is
+ * granted the longest such period P not above Y and the amount
+ * X * P / Y rounded up: the fraction of the CPU is kept, the granularity
+ * may be finer, never coarser (the paper's rule; its 1 ms clock made it
+ * round 16 of 40 ms to 13 of 32, where a plan based on 10 ms grants 1/10,
+ * 4/20 and 16/40 exactly).  With harmonic periods, laying reservations out
+ * in order of period, each at the earliest free times of its first period
+ * and at the same offsets in the others, fits any set whose utilization,
+ * with the idle reservation's, is at most 1: what the shorter periods
+ * left free repeats with each longer one.  So admission is exact, and the
+ * paper's backtracking search is not needed.
+ */
+#include <linux/cpu.h>
+#include <linux/sched/cputime.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/workqueue.h>
+
+/*
+ * What one reservation asks of a plan, and what it is granted: the input
+ * and output of bvt_plan_build().  @owner is what its slots run: a
+ * reservation, or the plan's idle reservation.
+ */
+struct bvt_plan_req {
+	u64			amount;
+	u64			period;
+	struct bvt_rsv		*owner;
+};
+
+/*
+ * The largest power of 2 that the base of a plan made for @period can be
+ * a multiple of, so that halving it down to SCHED_BVT_RSV_PERIOD_MIN is exact.
+ */
+static u64 bvt_plan_grain(u64 period)
+{
+	u64 ratio = period / SCHED_BVT_RSV_PERIOD_MIN;
+
+	return ratio > 1 ? rounddown_pow_of_two(ratio) : 1;
+}
+
+/* The period a plan of base @base grants for @period; 0 if none fits. */
+static u64 bvt_plan_period(u64 base, u64 period)
+{
+	u64 p = base;
+
+	if (!base)
+		return rounddown(period, bvt_plan_grain(period));
+	while (p > period) {
+		/* Halving stays exact down to the shortest period. */
+		if (p & 1 || p / 2 < SCHED_BVT_RSV_PERIOD_MIN)
+			return 0;
+		p /= 2;
+	}
+	while (p <= period / 2 && p * 2 <= SCHED_BVT_RSV_PERIOD_MAX)
+		p *= 2;
+	return p;
+}
+
+/*
+ * Grant @req on a plan of base @base: its period and amount as said
+ * above.  Returns false if no period fits.
+ */
+static bool bvt_plan_grant(u64 base, struct bvt_plan_req *req)
+{
+	u64 period = bvt_plan_period(base, req->period);
+
+	if (!period)
+		return false;
+	/* Both are below 2^32 (SCHED_BVT_RSV_PERIOD_MAX): no overflow. */
+	req->amount = DIV64_U64_ROUND_UP(req->amount * period, req->period);
+	req->period = period;
+	return req->amount <= period;
+}
+
+/*
+ * The offset of @period's first period at which the free time of @slots
+ * before it reaches @amount, or 0 if there is not that much.
+ */
+static u64 bvt_plan_cut(const struct bvt_plan_slot *slots, unsigned int nr,
+			u64 amount, u64 period)
+{
+	u64 free = 0, end;
+	unsigned int i;
+
+	for (i = 0; i < nr && slots[i].start < period; i++) {
+		if (slots[i].owner)
+			continue;
+		end = min(slots[i].end, period);
+		if (free + end - slots[i].start >= amount)
+			return slots[i].start + amount - free;
+		free += end - slots[i].start;
+	}
+	return 0;
+}
+
+/* Append [@start, @end) of @owner to @out, merged with the last slot. */
+static int bvt_plan_append(struct bvt_plan_slot *out, unsigned int *nr,
+			   unsigned int max, u64 start, u64 end,
+			   struct bvt_rsv *owner)
+{
+	if (*nr && out[*nr - 1].owner == owner && out[*nr - 1].end == start) {
+		out[*nr - 1].end = end;
+		return 0;
+	}
+	if (*nr == max)
+		return -ENOSPC;
+	out[(*nr)++] = (struct bvt_plan_slot){ start, end, owner };
+	return 0;
+}
+
+/*
+ * Lay @req out over @in (@nr slots), into @out: in each of its periods,
+ * the free time before the cut that bvt_plan_cut() found is its.  Returns
+ * the number of slots in @out, -EBUSY if it does not fit, -ENOSPC if the
+ * plan would need more than @max slots.
+ */
+static int bvt_plan_place(struct bvt_plan_slot *out, unsigned int max,
+			  const struct bvt_plan_slot *in, unsigned int nr,
+			  const struct bvt_plan_req *req)
+{
+	u64 cut = bvt_plan_cut(in, nr, req->amount, req->period);
+	unsigned int i, n = 0;
+	u64 start, end, mine;
+	int err;
+
+	if (!cut)
+		return -EBUSY;
+	for (i = 0; i < nr; i++) {
+		if (in[i].owner) {
+			err = bvt_plan_append(out, &n, max, in[i].start,
+					      in[i].end, in[i].owner);
+			if (err)
+				return err;
+			continue;
+		}
+		/* A free slot, one period of the request at a time. */
+		for (start = in[i].start; start < in[i].end; start = end) {
+			end = min(in[i].end, rounddown(start, req->period) +
+					     req->period);
+			mine = rounddown(start, req->period) + cut;
+			if (start < mine) {
+				err = bvt_plan_append(out, &n, max, start,
+						      min(end, mine),
+						      req->owner);
+				if (err)
+					return err;
+			}
+			if (end > mine) {
+				err = bvt_plan_append(out, &n, max,
+						      max(start, mine), end,
+						      NULL);
+				if (err)
+					return err;
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * Lay @nr requests, sorted by period, out over @n slots of @a (one free
+ * slot of the longest period, or a plan to add to whose hyperperiod the
+ * periods are multiples of), with @b to work in; both have room for
+ * BVT_PLAN_SLOTS.  Returns the number of slots and sets *@out to the
+ * buffer that holds them, or -EBUSY if the requests do not fit, -ENOSPC
+ * if they need too many slots.
+ */
+static int bvt_plan_build(struct bvt_plan_slot *a, struct bvt_plan_slot *b,
+			  unsigned int n, const struct bvt_plan_req *req,
+			  unsigned int nr, struct bvt_plan_slot **out)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		ret = bvt_plan_place(b, BVT_PLAN_SLOTS, a, n, &req[i]);
+		if (ret < 0)
+			return ret;
+		n = ret;
+		swap(a, b);
+	}
+	*out = a;
+	return n;
+}
+
+/*
+ * Repeat the @n slots of @a, a plan of hyperperiod @hyper, into @b until
+ * @longer, a multiple of @hyper.  Returns the number of slots, or -ENOSPC.
+ */
+static int bvt_plan_repeat(struct bvt_plan_slot *b,
+			   const struct bvt_plan_slot *a, unsigned int n,
+			   u64 hyper, u64 longer)
+{
+	unsigned int i, nr = 0;
+	u64 base;
+	int err;
+
+	for (base = 0; base < longer; base += hyper) {
+		for (i = 0; i < n; i++) {
+			err = bvt_plan_append(b, &nr, BVT_PLAN_SLOTS,
+					      base + a[i].start,
+					      base + a[i].end, a[i].owner);
+			if (err)
+				return err;
+		}
+	}
+	return nr;
+}
+
+/*
+ * Count, in each slot of @plan, the free time before it, and in the plan
+ * the free time of a hyperperiod: what time constraints can be given.
+ */
+static void bvt_plan_count_free(struct bvt_plan *plan)
+{
+	u64 free = 0;
+	unsigned int i;
+
+	for (i = 0; i < plan->nr_slots; i++) {
+		plan->slots[i].free_before = free;
+		if (!plan->slots[i].owner)
+			free += plan->slots[i].end - plan->slots[i].start;
+	}
+	plan->free = free;
+}
+
+/* The slot of @plan that holds offset @off of its hyperperiod. */
+static unsigned int bvt_plan_find(const struct bvt_plan *plan, u64 off)
+{
+	unsigned int lo = 0, hi = plan->nr_slots - 1, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (plan->slots[mid].start <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Free time of @plan from its epoch to @t (ns after the epoch). */
+static u64 bvt_plan_free_to(const struct bvt_plan *plan, u64 t)
+{
+	const struct bvt_plan_slot *slot;
+	u64 off, n;
+
+	n = div64_u64_rem(t, plan->hyper, &off);
+	slot = &plan->slots[bvt_plan_find(plan, off)];
+	return n * plan->free + slot->free_before +
+	       (slot->owner ? 0 : off - slot->start);
+}
+
+/* Free time of @plan in [@t0, @t1), ns after its epoch. */
+static u64 bvt_plan_free_in(const struct bvt_plan *plan, u64 t0, u64 t1)
+{
+	return bvt_plan_free_to(plan, t1) - bvt_plan_free_to(plan, t0);
+}
+
+/* Time of @plan's slots of @owner from its epoch to @t. */
+static u64 bvt_plan_owned_to(const struct bvt_plan *plan,
+			     const struct bvt_rsv *owner, u64 t)
+{
+	u64 off, n, per = 0, before = 0;
+	unsigned int i;
+
+	n = div64_u64_rem(t, plan->hyper, &off);
+	for (i = 0; i < plan->nr_slots; i++) {
+		if (plan->slots[i].owner != owner)
+			continue;
+		per += plan->slots[i].end - plan->slots[i].start;
+		if (plan->slots[i].start < off)
+			before += min(plan->slots[i].end, off) -
+				  plan->slots[i].start;
+	}
+	return n * per + before;
+}
+
+/* Time of @plan's slots of @owner in [@t0, @t1), ns after its epoch. */
+static u64 bvt_plan_owned_in(const struct bvt_plan *plan,
+			     const struct bvt_rsv *owner, u64 t0, u64 t1)
+{
+	return bvt_plan_owned_to(plan, owner, t1) -
+	       bvt_plan_owned_to(plan, owner, t0);
+}
+
+/*
+ * What a time constraint needs of a CPU's free time: @demand ns of it
+ * between @start and @deadline, ns after the CPU's plan epoch.
+ */
+struct bvt_tc_need {
+	u64	start;
+	u64	deadline;
+	u64	demand;
+};
+
+/*
+ * Can @nr constraints all have their demand by their deadlines, run
+ * earliest deadline first in @plan's free time?  For constraints released
+ * at set times, EDF meets every deadline if and only if, for every
+ * interval from a start to a deadline, what must be run inside it fits in
+ * the free time it holds; those intervals are the only ones to check.
+ */
+static bool bvt_tc_feasible(const struct bvt_plan *plan,
+			    const struct bvt_tc_need *need, unsigned int nr)
+{
+	unsigned int i, j, k;
+	u64 sum;
+
+	for (i = 0; i < nr; i++) {
+		for (j = 0; j < nr; j++) {
+			if (need[j].deadline <= need[i].start)
+				continue;
+			sum = 0;
+			for (k = 0; k < nr; k++) {
+				if (need[k].start >= need[i].start &&
+				    need[k].deadline <= need[j].deadline)
+					sum += need[k].demand;
+			}
+			if (sum > bvt_plan_free_in(plan, need[i].start,
+						   need[j].deadline))
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The runtime.  Admission (bvt_ctl(2), affinity changes, hotplug) is
+ * serialized by bvt_rsv_mutex and builds plans off any rq lock; a CPU's
+ * plan, the slot it is in and its accepted constraints are read and
+ * changed under its rq lock.  bvt_rsv_lock, a leaf lock, guards the
+ * reservations of each CPU and the link of a thread to its reservation,
+ * which exit and a change of policy cut in atomic context.
+ */
+static DEFINE_MUTEX(bvt_rsv_mutex);
+static DEFINE_RAW_SPINLOCK(bvt_rsv_lock);
+
+/* What admission knows of a CPU. */
+struct bvt_rsv_cpu {
+	struct list_head	list;		/* its reservations */
+	unsigned int		nr;
+	u64			util;		/* their share, in ppb */
+};
+
+static DEFINE_PER_CPU(struct bvt_rsv_cpu, bvt_rsv_cpus);
+/* A CPU's plan with the idle reservation alone, for its constraints. */
+static DEFINE_PER_CPU(struct bvt_plan *, bvt_idle_plan);
+/* Room to build plans in, under bvt_rsv_mutex. */
+static struct bvt_plan_slot *bvt_plan_work[2];
+/*
+ * The owners of every CPU's idle reservation slots: in the first part of
+ * each, fair tasks run first, in the second the BVT tree does.
+ */
+static struct bvt_rsv bvt_idle_fair, bvt_idle_rsv;
+/* bvt_rsv_init() had all it needed. */
+static bool bvt_rsv_ready;
+
+static inline u64 bvt_rsv_util(u64 amount, u64 period)
+{
+	return div64_u64(amount * NSEC_PER_SEC, period);
+}
+
+/* Count @rsv in its CPU's reservations (@sign 1) or out (-1). */
+static void bvt_rsv_account(struct bvt_rsv *rsv, int sign)
+{
+	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, rsv->cpu);
+	u64 util = bvt_rsv_util(rsv->amount, rsv->period);
+
+	lockdep_assert_held(&bvt_rsv_lock);
+	rc->nr += sign;
+	rc->util += sign * util;
+	WRITE_ONCE(bvt_rsv_admitted, bvt_rsv_admitted + sign * util);
+}
+
+static inline bool bvt_rsv_is_idle(const struct bvt_rsv *owner)
+{
+	return owner == &bvt_idle_rsv || owner == &bvt_idle_fair;
+}
+
+/*
+ * The idle reservation's requests for @cpu's plans of shortest period
+ * @period, in @req: one or two, returned.  Its fair part is the fair
+ * server's share and a quarter more, so that fair tasks get the server's
+ * runtime in it and the server, which then has nothing to make up, never
+ * preempts a reservation; the rest is the BVT tree's, so that reservations
+ * starve no BVT thread either.
+ */
+static int bvt_plan_idle_reqs(int cpu, u64 period, struct bvt_plan_req *req)
+{
+	u64 permille = READ_ONCE(sysctl_sched_bvt_rsv_idle_permille);
+	struct sched_dl_entity *fs = &cpu_rq(cpu)->fair_server;
+	u64 idle = DIV64_U64_ROUND_UP(period * permille, 1000);
+	u64 fair = 0;
+	int n = 0;
+
+	if (READ_ONCE(fs->dl_period))
+		fair = mul_u64_u64_div_u64(period, READ_ONCE(fs->dl_runtime) * 5,
+					   READ_ONCE(fs->dl_period) * 4);
+	fair = min(fair, idle);
+	if (fair)
+		req[n++] = (struct bvt_plan_req){ fair, period, &bvt_idle_fair };
+	if (idle > fair)
+		req[n++] = (struct bvt_plan_req){ idle - fair, period,
+						  &bvt_idle_rsv };
+	return n;
+}
+
+/* A plan of @n slots from @slots, or NULL if memory is short. */
+static struct bvt_plan *bvt_plan_alloc(const struct bvt_plan_slot *slots,
+				       unsigned int n, u64 hyper, u64 base)
+{
+	struct bvt_plan *plan;
+
+	plan = kvmalloc(struct_size(plan, slots, n), GFP_KERNEL);
+	if (!plan)
+		return NULL;
+	plan->hyper = hyper;
+	plan->base = base;
+	plan->nr_slots = n;
+	memcpy(plan->slots, slots, n * sizeof(*slots));
+	bvt_plan_count_free(plan);
+	return plan;
+}
+
+static int bvt_plan_req_cmp(const void *a, const void *b)
+{
+	const struct bvt_plan_req *x = a, *y = b;
+
+	return x->period < y->period ? -1 : x->period > y->period;
+}
+
+/*
+ * A new plan for @cpu with @new added to its reservations.  Laid over its
+ * current plan, which stays as it is, if @new's period is at least its
+ * hyperperiod; otherwise all over again, shortest period first, with the
+ * idle reservation at the shortest.  Called with bvt_rsv_mutex held.
+ */
+static struct bvt_plan *bvt_plan_with(int cpu, const struct bvt_plan *cur,
+				      const struct bvt_plan_req *new)
+{
+	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
+	struct bvt_plan_req *req, idle[2];
+	struct bvt_plan_slot *out = NULL;
+	struct bvt_plan *plan;
+	unsigned int nr, first;
+	struct bvt_rsv *rsv;
+	int n;
+
+	if (cur && cur->base && new->period >= cur->hyper) {
+		n = bvt_plan_repeat(bvt_plan_work[0], cur->slots, cur->nr_slots,
+				    cur->hyper, new->period);
+		if (n >= 0)
+			n = bvt_plan_build(bvt_plan_work[0], bvt_plan_work[1],
+					   n, new, 1, &out);
+		if (n < 0)
+			return ERR_PTR(n);
+		plan = bvt_plan_alloc(out, n, new->period, cur->base);
+		return plan ?: ERR_PTR(-ENOMEM);
+	}
+
+	/* req[0..1] are for the idle reservation, filled in once sorted. */
+	req = kcalloc(rc->nr + 3, sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return ERR_PTR(-ENOMEM);
+	nr = 2;
+	scoped_guard(raw_spinlock_irq, &bvt_rsv_lock) {
+		list_for_each_entry(rsv, &rc->list, node) {
+			if (nr == rc->nr + 2)
+				break;
+			req[nr++] = (struct bvt_plan_req){
+				rsv->amount, rsv->period, rsv };
+		}
+	}
+	req[nr++] = *new;
+	sort(&req[2], nr - 2, sizeof(*req), bvt_plan_req_cmp, NULL);
+	first = 2 - bvt_plan_idle_reqs(cpu, req[2].period, idle);
+	memcpy(&req[first], idle, (2 - first) * sizeof(*req));
+	bvt_plan_work[0][0] = (struct bvt_plan_slot){
+		0, req[nr - 1].period, NULL };
+	n = bvt_plan_build(bvt_plan_work[0], bvt_plan_work[1], 1, &req[first],
+			   nr - first, &out);
+	plan = n < 0 ? ERR_PTR(n) :
+	       bvt_plan_alloc(out, n, req[nr - 1].period, new->period) ?:
+	       ERR_PTR(-ENOMEM);
+	kfree(req);
+	return plan;
+}
+
+/*
+ * The owner of @rq's current slot: a reservation, the idle one, or NULL.
+ * Kept in the rq, where other CPUs read it as a hint (bvt_plan_home()).
+ */
+static inline struct bvt_rsv *bvt_plan_owner(struct rq *rq)
+{
+	return rq->bvt.slot_owner;
+}
+
+/*
+ * Move @rq's plan on to the slot that holds @now (CLOCK_MONOTONIC ns).
+ * A timer that fires late walks the plan forward, as Rialto/NT did with
+ * late DPCs: the plan keeps to real time, and what a late switch cost
+ * falls on the slots it delayed.
+ */
+static void bvt_plan_seek(struct rq *rq, u64 now)
+{
+	struct bvt_rq *brq = &rq->bvt;
+	struct bvt_plan *plan = brq->plan;
+	u64 off, n;
+
+	if (now < brq->slot_end)
+		return;
+	if (now - brq->slot_end < plan->slots[brq->slot].end -
+				  plan->slots[brq->slot].start) {
+		/* On time, or nearly: the next slot, or the one after. */
+		do {
+			if (++brq->slot == plan->nr_slots) {
+				brq->slot = 0;
+				brq->plan_epoch += plan->hyper;
+			}
+			brq->slot_end = brq->plan_epoch +
+					plan->slots[brq->slot].end;
+		} while (brq->slot_end <= now);
+		return;
+	}
+	/* Late by more than a slot: straight to where the plan is now. */
+	n = div64_u64_rem(now - brq->plan_epoch, plan->hyper, &off);
+	brq->plan_epoch += n * plan->hyper;
+	brq->slot = bvt_plan_find(plan, off);
+	brq->slot_end = brq->plan_epoch + plan->slots[brq->slot].end;
+}
+
+/* Seek, and publish the new slot's owner. */
+static void bvt_plan_seek_owner(struct rq *rq, u64 now)
+{
+	bvt_plan_seek(rq, now);
+	WRITE_ONCE(rq->bvt.slot_owner, rq->bvt.plan->slots[rq->bvt.slot].owner);
+}
+
+static void bvt_plan_arm(struct rq *rq)
+{
+	hrtimer_start(&rq->bvt.plan_timer, ns_to_ktime(rq->bvt.slot_end),
+		      HRTIMER_MODE_ABS_HARD);
+}
+
+/*
+ * Put @plan in force on @rq, locked: from @epoch (CLOCK_MONOTONIC ns, a
+ * multiple of the old plan's hyperperiod ago if the new one keeps its
+ * slots) on.  NULL ends the plan.  Returns the old one.
+ */
+static struct bvt_plan *bvt_plan_set(struct rq *rq, struct bvt_plan *plan,
+				     u64 epoch)
+{
+	struct bvt_plan *old = rq->bvt.plan;
+
+	rq->bvt.plan = plan;
+	/* What runs is picked again, by the new plan. */
+	resched_curr(rq);
+	if (!plan) {
+		WRITE_ONCE(rq->bvt.slot_owner, NULL);
+		hrtimer_try_to_cancel(&rq->bvt.plan_timer);
+		return old;
+	}
+	rq->bvt.plan_epoch = epoch;
+	rq->bvt.slot = 0;
+	rq->bvt.slot_end = epoch + plan->slots[0].end;
+	bvt_plan_seek_owner(rq, ktime_get_ns());
+	bvt_plan_arm(rq);
+	return old;
+}
+
+static void bvt_tc_expire(struct rq *rq, u64 now);
+static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed);
+static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf);
+
+/* The slot @rq enters, and the thread whose slot ended, if it ran. */
+static void bvt_rsv_trace_slot(struct rq *rq, struct task_struct *ran)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct task_struct *p;
+	pid_t pid = 0;
+
+	if (!trace_sched_bvt_rsv_slot_enabled())
+		return;
+	if (bvt_rsv_is_idle(owner)) {
+		pid = -1;
+	} else if (owner) {
+		p = READ_ONCE(owner->task);
+		pid = p ? p->pid : 0;
+	}
+	trace_sched_bvt_rsv_slot(cpu_of(rq), pid,
+				 rq->bvt.slot_end - ktime_get_ns(),
+				 ran ? ran->pid : 0);
+}
+
+/*
+ * The CPU's work at each change of slot: what ran is charged, and what is
+ * to run now is picked again.  A reservation's thread queued on another
+ * CPU is pulled here.  Re-armed under the rq lock, never by returning
+ * HRTIMER_RESTART: a plan change may have started it again meanwhile.
+ */
+static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
+{
+	struct rq *rq = container_of(timer, struct rq, bvt.plan_timer);
+	struct rq_flags rf;
+
+	rq_lock(rq, &rf);
+	if (rq->bvt.plan) {
+		struct bvt_rsv *owner = bvt_plan_owner(rq);
+		struct task_struct *ran = NULL;
+
+		update_rq_clock(rq);
+		update_curr_bvt(rq);
+		if (owner && !bvt_rsv_is_idle(owner) &&
+		    rq->bvt.plan_curr == rq->curr && owner == rq->curr->bvt.rsv)
+			ran = rq->curr;
+		bvt_plan_seek_owner(rq, ktime_get_ns());
+		bvt_rsv_trace_slot(rq, ran);
+		bvt_tc_expire(rq, ktime_get_ns());
+		bvt_rsv_pull(rq, &rf);
+		/* Constraints alone, and none left: no plan. */
+		if (rq->bvt.plan == per_cpu(bvt_idle_plan, cpu_of(rq)) &&
+		    !rq->bvt.nr_tcs) {
+			bvt_plan_set(rq, NULL, 0);
+		} else if (rq->bvt.plan && !hrtimer_is_queued(timer)) {
+			/* (A plan set meanwhile was armed by its setter.) */
+			resched_curr(rq);
+			bvt_plan_arm(rq);
+		}
+	}
+	rq_unlock(rq, &rf);
+	return HRTIMER_NORESTART;
+}
+
+/* Is @p, a BVT thread, queued on @rq and free to run there? */
+static inline bool bvt_plan_runnable(struct rq *rq, struct task_struct *p)
+{
+	return task_rq(p) == rq && task_on_rq_queued(p) &&
+	       p->sched_class == &bvt_sched_class;
+}
+
+/* Does @tc, accepted on @rq's plan, want free time at @now? */
+static inline bool bvt_tc_wants(const struct bvt_tc *tc, u64 now)
+{
+	return tc->left && tc->start <= now && now < tc->deadline;
+}
+
+/* Constraints of @rq whose deadline has passed leave it: misses. */
+static void bvt_tc_expire(struct rq *rq, u64 now)
+{
+	struct rb_node *node;
+	struct bvt_tc *tc;
+
+	while ((node = rb_first_cached(&rq->bvt.tcs))) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (now < tc->deadline)
+			break;
+		bvt_tc_unqueue(rq, tc, true);
+	}
+}
+
+/*
+ * The accepted constraint of @rq with the earliest deadline whose thread
+ * is runnable here and has free time left to run.
+ */
+static struct task_struct *bvt_tc_pick(struct rq *rq, u64 now)
+{
+	struct rb_node *node;
+	struct bvt_tc *tc;
+
+	bvt_tc_expire(rq, now);
+	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (bvt_tc_wants(tc, now) && bvt_plan_runnable(rq, tc->task))
+			return tc->task;
+	}
+	return NULL;
+}
+
+/*
+ * What @rq's plan runs now: the owner of the current slot if it is
+ * runnable here, else in free time (or a slot its owner leaves unused)
+ * the constraint that comes first.  NULL: the BVT tree decides, after
+ * fair tasks in the idle reservation's time (bvt_plan_yields()).
+ */
+static struct task_struct *bvt_plan_pick(struct rq *rq)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct task_struct *p;
+
+	if (bvt_rsv_is_idle(owner))
+		return NULL;
+	if (owner) {
+		p = READ_ONCE(owner->task);
+		if (p && bvt_plan_runnable(rq, p))
+			return p;
+	}
+	if (RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root))
+		return NULL;
+	return bvt_tc_pick(rq, ktime_get_ns());
+}
+
+/*
+ * In the fair part of the idle reservation, fair tasks run before the BVT
+ * tree.  (Not "until they have had the fair server's runtime": a server
+ * whose runtime is used up in the background starts a new period at
+ * once, full, so that would hand them the whole idle reservation.)
+ */
+static bool bvt_plan_yields(struct rq *rq)
+{
+	return bvt_plan_owner(rq) == &bvt_idle_fair && rq->cfs.h_nr_runnable;
+}
+
+/*
+ * Charge @delta ns that @p ran in its reserved time or in its
+ * constraint's free time: neither advances its virtual time, so that it
+ * shares the rest of the CPU as the BVT thread it is.
+ */
+static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+
+	if (owner && owner == p->bvt.rsv)
+		owner->ran += delta;
+	else if (p->bvt.tc)
+		p->bvt.tc->left -= min(p->bvt.tc->left, delta);
+}
+
+/*
+ * How long @p, run by @rq's plan, may go on before the enforcement timer
+ * looks again: to the end of its free time if it runs in its
+ * constraint's, none in its reserved time (the plan's timer ends that).
+ */
+static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+
+	if ((owner && owner == p->bvt.rsv) || !p->bvt.tc)
+		return 0;
+	return p->bvt.tc->left;
+}
+
+/* The enforcement timer: a constraint whose free time is used up yields. */
+static void bvt_tc_check(struct rq *rq)
+{
+	struct task_struct *curr = rq->curr;
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+
+	if (rq->bvt.plan_curr == curr && curr->bvt.tc && !curr->bvt.tc->left &&
+	    !(owner && owner == curr->bvt.rsv))
+		resched_curr(rq);
+}
+
+/* Should @p, just runnable on @rq, run now by the plan? */
+static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct task_struct *curr = rq->curr, *q;
+	struct bvt_tc *tc = p->bvt.tc;
+
+	if (bvt_rsv_is_idle(owner))
+		return false;
+	if (owner) {
+		q = READ_ONCE(owner->task);
+		if (q == p)
+			return true;
+		if (q && bvt_plan_runnable(rq, q))
+			return false;
+	}
+	if (!tc || tc->cpu != cpu_of(rq) || !bvt_tc_wants(tc, ktime_get_ns()))
+		return false;
+	/* In free time, before a thread of the tree or a later deadline. */
+	if (rq->bvt.plan_curr != curr)
+		return true;
+	return !curr->bvt.tc || tc->deadline < curr->bvt.tc->deadline;
+}
+
+#ifdef CONFIG_SMP
+/*
+ * The CPU @p is to be on now, or -1: that of its reservation while its
+ * slot is current there, or that of its constraint while it wants free
+ * time.  Read without the other CPU's lock: a hint that the CPU itself
+ * makes good (bvt_rsv_pull()).
+ */
+static int bvt_plan_home(struct task_struct *p)
+{
+	struct bvt_rsv *rsv = READ_ONCE(p->bvt.rsv);
+	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
+	int cpu;
+
+	if (rsv) {
+		cpu = READ_ONCE(rsv->cpu);
+		if (READ_ONCE(cpu_rq(cpu)->bvt.slot_owner) == rsv)
+			return cpu;
+	}
+	if (tc && READ_ONCE(tc->cpu) >= 0 && bvt_tc_wants(tc, ktime_get_ns()))
+		return READ_ONCE(tc->cpu);
+	return -1;
+}
+
+/*
+ * At a change of slot of @rq, locked: bring the owner of the new slot
+ * here if it waits on another CPU, or have that CPU let it go if it runs
+ * there (put_prev_task_bvt() then pushes it home).  As pull_rt_task(),
+ * this may drop the lock.
+ */
+static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct task_struct *p;
+	struct rq *src;
+
+	if (!owner || bvt_rsv_is_idle(owner))
+		return;
+	p = READ_ONCE(owner->task);
+	if (!p || task_rq(p) == rq || !task_on_rq_queued(p) ||
+	    !cpumask_test_cpu(cpu_of(rq), p->cpus_ptr))
+		return;
+	src = task_rq(p);
+	rq_unpin_lock(rq, rf);
+	double_lock_balance(rq, src);
+	if (task_rq(p) == src && task_on_rq_queued(p) &&
+	    p->sched_class == &bvt_sched_class &&
+	    cpumask_test_cpu(cpu_of(rq), p->cpus_ptr) && cpu_active(cpu_of(rq))) {
+		if (task_on_cpu(src, p))
+			resched_curr(src);
+		else if (!is_migration_disabled(p))
+			bvt_move_task(p, src, rq, BVT_MIGRATE_PLAN);
+	}
+	double_unlock_balance(rq, src);
+	rq_repin_lock(rq, rf);
+}
+
+static DEFINE_PER_CPU(struct balance_callback, bvt_home_head);
+
+/* Move the thread @rq put, which is to be on another CPU now, there. */
+static void bvt_push_home(struct rq *rq)
+{
+	struct task_struct *p = rq->bvt.home_push;
+	struct rq *dst;
+	int cpu;
+
+	rq->bvt.home_push = NULL;
+	if (!p)
+		return;
+	cpu = bvt_plan_home(p);
+	if (cpu < 0 || cpu == cpu_of(rq))
+		goto out;
+	dst = cpu_rq(cpu);
+	double_lock_balance(rq, dst);
+	if (task_rq(p) == rq && task_on_rq_queued(p) && !task_on_cpu(rq, p) &&
+	    p->sched_class == &bvt_sched_class && !is_migration_disabled(p) &&
+	    cpumask_test_cpu(cpu, p->cpus_ptr) && cpu_active(cpu)) {
+		bvt_move_task(p, rq, dst, BVT_MIGRATE_PLAN);
+		wakeup_preempt(dst, p, 0);
+	}
+	double_unlock_balance(rq, dst);
+out:
+	put_task_struct(p);
+}
+
+/* @p, put on @rq and still runnable, may be wanted on its plan's CPU. */
+static void bvt_plan_put(struct rq *rq, struct task_struct *p)
+{
+	int cpu;
+
+	if (likely(!p->bvt.rsv && !p->bvt.tc) || rq->bvt.home_push ||
+	    !task_on_rq_queued(p) ||
+	    rq->balance_callback == &balance_push_callback)
+		return;
+	cpu = bvt_plan_home(p);
+	if (cpu < 0 || cpu == cpu_of(rq))
+		return;
+	get_task_struct(p);
+	rq->bvt.home_push = p;
+	queue_balance_callback(rq, &per_cpu(bvt_home_head, cpu_of(rq)),
+			       bvt_push_home);
+}
+#else
+static inline int bvt_plan_home(struct task_struct *p)
+{
+	return -1;
+}
+
+static inline void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf) { }
+static inline void bvt_plan_put(struct rq *rq, struct task_struct *p) { }
+#endif /* CONFIG_SMP */
+
+/*
+ * Release.  Exit and a change of policy end a reservation in atomic
+ * context, the latter under the rq lock: the thread is cut from it at
+ * once and its share returned to admission; its slots, which until then
+ * run nothing, are freed on bvt_rsv_wq (which admission flushes first),
+ * reached through an irq_work, as nothing may be woken under an rq lock.
+ */
+static struct workqueue_struct *bvt_rsv_wq;
+
+/* Free the slots of @rsv, released, and @rsv.  With bvt_rsv_mutex held. */
+static void __bvt_rsv_free(struct bvt_rsv *rsv)
+{
+	struct bvt_plan *plan, *old = NULL;
+	struct rq *rq = cpu_rq(rsv->cpu);
+	struct rq_flags rf;
+	bool owned = false;
+	unsigned int i;
+
+	lockdep_assert_held(&bvt_rsv_mutex);
+	rq_lock_irqsave(rq, &rf);
+	plan = rq->bvt.plan;
+	for (i = 0; plan && i < plan->nr_slots; i++) {
+		if (plan->slots[i].owner == rsv)
+			plan->slots[i].owner = NULL;
+		else if (plan->slots[i].owner &&
+			 !bvt_rsv_is_idle(plan->slots[i].owner))
+			owned = true;
+	}
+	if (plan) {
+		bvt_plan_count_free(plan);
+		WRITE_ONCE(rq->bvt.slot_owner, plan->slots[rq->bvt.slot].owner);
+	}
+	/* No reservation left: constraints keep the idle plan, or none. */
+	if (plan && !owned)
+		old = bvt_plan_set(rq, RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root) ?
+				   NULL : per_cpu(bvt_idle_plan, rsv->cpu),
+				   ktime_get_ns());
+	rq_unlock_irqrestore(rq, &rf);
+	if (old && old != per_cpu(bvt_idle_plan, rsv->cpu))
+		kvfree(old);
+	kfree_rcu(rsv, rcu);
+}
+
+static void bvt_rsv_free(struct bvt_rsv *rsv)
+{
+	guard(mutex)(&bvt_rsv_mutex);
+	__bvt_rsv_free(rsv);
+}
+
+static void bvt_rsv_free_work(struct work_struct *work)
+{
+	bvt_rsv_free(container_of(work, struct bvt_rsv, free_work));
+}
+
+static void bvt_rsv_free_irq_work(struct irq_work *work)
+{
+	struct bvt_rsv *rsv = container_of(work, struct bvt_rsv, irq_work);
+
+	queue_work(bvt_rsv_wq, &rsv->free_work);
+}
+
+/* Cut @p from its reservation, if it has one; returns that. */
+static struct bvt_rsv *bvt_rsv_unlink(struct task_struct *p)
+{
+	struct bvt_rsv *rsv;
+
+	/* Linking checks PF_EXITING under its rq lock: no race with exit. */
+	if (likely(!READ_ONCE(p->bvt.rsv)))
+		return NULL;
+	guard(raw_spinlock_irqsave)(&bvt_rsv_lock);
+	rsv = p->bvt.rsv;
+	if (!rsv)
+		return NULL;
+	WRITE_ONCE(p->bvt.rsv, NULL);
+	WRITE_ONCE(rsv->task, NULL);
+	list_del(&rsv->node);
+	bvt_rsv_account(rsv, -1);
+	trace_sched_bvt_rsv_release(p, rsv->cpu, rsv->ran, 0);
+	return rsv;
+}
+
+/* End @p's reservation, if it has one.  Any context. */
+static void bvt_rsv_release(struct task_struct *p)
+{
+	struct bvt_rsv *rsv = bvt_rsv_unlink(p);
+
+	if (rsv)
+		irq_work_queue(&rsv->irq_work);
+}
+
+/* Admission's CPUs: the active ones of @mask, least reserved first. */
+static int bvt_rsv_cpu_order(const struct cpumask *mask, int *cpus)
+{
+	int cpu, i, n = 0;
+
+	for_each_cpu_and(cpu, mask, cpu_active_mask) {
+		for (i = n; i > 0 &&
+		     per_cpu(bvt_rsv_cpus, cpus[i - 1]).util >
+		     per_cpu(bvt_rsv_cpus, cpu).util; i--)
+			cpus[i] = cpus[i - 1];
+		cpus[i] = cpu;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Can @rq's accepted constraints all still be met under @plan, from @now?
+ * Called with @rq locked.
+ */
+static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
+		       u64 epoch, u64 now, struct bvt_tc *new);
+
+/*
+ * Try to place @rsv, granted on @cpu's plan: build the plan with it and
+ * put it in force if the CPU's accepted constraints still fit.  Called
+ * with bvt_rsv_mutex held.
+ */
+static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
+			 u64 period)
+{
+	struct bvt_plan_req req = { amount, period, rsv };
+	struct rq *rq = cpu_rq(cpu);
+	struct bvt_plan *plan, *old;
+	struct rq_flags rf;
+	bool keep;
+	u64 epoch;
+
+	old = rq->bvt.plan;	/* stable: only changed under the mutex */
+	if (old == per_cpu(bvt_idle_plan, cpu))
+		old = NULL;
+	if (!bvt_plan_grant(old ? old->base : 0, &req))
+		return -EBUSY;
+	plan = bvt_plan_with(cpu, old, &req);
+	if (IS_ERR(plan))
+		return PTR_ERR(plan);
+	/* A plan laid over the old one keeps its epoch and its slots. */
+	keep = old && plan->base == old->base && req.period >= old->hyper;
+
+	rq_lock_irqsave(rq, &rf);
+	epoch = keep ? rq->bvt.plan_epoch : ktime_get_ns();
+	if (!bvt_tc_fit(rq, plan, epoch, ktime_get_ns(), NULL)) {
+		rq_unlock_irqrestore(rq, &rf);
+		kvfree(plan);
+		return -EBUSY;
+	}
+	rsv->amount = req.amount;
+	rsv->period = req.period;
+	rsv->cpu = cpu;
+	scoped_guard(raw_spinlock, &bvt_rsv_lock) {
+		list_add_tail(&rsv->node, &per_cpu(bvt_rsv_cpus, cpu).list);
+		bvt_rsv_account(rsv, 1);
+	}
+	old = bvt_plan_set(rq, plan, epoch);
+	rq_unlock_irqrestore(rq, &rf);
+	if (old != per_cpu(bvt_idle_plan, cpu))
+		kvfree(old);
+	return 0;
+}
+
+/*
+ * Time constraints.  A thread has at most one at a time, begun or not
+ * accepted, in p->bvt.tc (allocated at its first begin, freed at exit).
+ * An accepted one is queued, by deadline, on the CPU whose plan
+ * guarantees it, and its thread runs there by EDF in the plan's free
+ * time until it has had @left of it, besides its own reserved time.
+ */
+#define BVT_TC_MAX	16	/* accepted constraints a CPU keeps */
+
+static inline bool bvt_tc_before(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct bvt_tc, node)->deadline <
+	       rb_entry(b, struct bvt_tc, node)->deadline;
+}
+
+/* Take @tc, accepted on @rq, off it; @missed: its deadline passed. */
+static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
+{
+	rb_erase_cached(&tc->node, &rq->bvt.tcs);
+	rq->bvt.nr_tcs--;
+	WRITE_ONCE(tc->cpu, -1);
+	/* Whatever it runs on now is the tree's to decide. */
+	if (rq->bvt.plan_curr == tc->task &&
+	    bvt_plan_owner(rq) != tc->task->bvt.rsv)
+		resched_curr(rq);
+	if (missed) {
+		tc->missed = 1;
+		tc->nr_missed++;
+		trace_sched_bvt_tc_miss(tc->task, cpu_of(rq), tc->deadline,
+					tc->left);
+	}
+}
+
+static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
+		       u64 epoch, u64 now, struct bvt_tc *new)
+{
+	struct bvt_tc_need need[BVT_TC_MAX + 1];
+	unsigned int nr = 0;
+	struct bvt_tc *tc;
+	struct rb_node *node;
+
+	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (tc->deadline <= now || !tc->left)
+			continue;
+		need[nr++] = (struct bvt_tc_need){
+			max(tc->start, now) - epoch, tc->deadline - epoch,
+			tc->left };
+	}
+	if (new) {
+		if (nr == BVT_TC_MAX)
+			return false;
+		need[nr++] = (struct bvt_tc_need){
+			new->start - epoch, new->deadline - epoch, new->left };
+	}
+	return bvt_tc_feasible(plan, need, nr);
+}
+
+/*
+ * Try to accept @tc on @cpu: the plan in force there, or the idle plan if
+ * none.  Its demand on free time is its estimate less what its own
+ * reservation on that plan gives it between start and deadline.
+ */
+static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
+{
+	struct task_struct *p = tc->task;
+	struct rq *rq = cpu_rq(cpu);
+	struct bvt_plan *plan;
+	struct bvt_rsv *rsv;
+	struct rq_flags rf;
+	u64 now, epoch, own = 0;
+
+	rq_lock_irqsave(rq, &rf);
+	now = ktime_get_ns();
+	plan = rq->bvt.plan;
+	epoch = plan ? rq->bvt.plan_epoch : now;
+	if (!plan)
+		plan = per_cpu(bvt_idle_plan, cpu);
+	/* A CPU going down takes none (bvt_rsv_cpu_inactive()). */
+	if (!plan || !cpu_active(cpu)) {
+		rq_unlock_irqrestore(rq, &rf);
+		return false;
+	}
+	tc->start = max(tc->start, now);
+	if (tc->deadline <= tc->start) {
+		rq_unlock_irqrestore(rq, &rf);
+		return false;
+	}
+	rsv = READ_ONCE(p->bvt.rsv);
+	if (rsv && rsv->cpu == cpu)
+		own = bvt_plan_owned_in(plan, rsv, tc->start - epoch,
+					tc->deadline - epoch);
+	tc->left = estimate > own ? estimate - own : 0;
+	if (!bvt_tc_fit(rq, plan, epoch, now, tc)) {
+		rq_unlock_irqrestore(rq, &rf);
+		return false;
+	}
+	if (!rq->bvt.plan)
+		bvt_plan_set(rq, plan, now);
+	rb_add_cached(&tc->node, &rq->bvt.tcs, bvt_tc_before);
+	rq->bvt.nr_tcs++;
+	WRITE_ONCE(tc->cpu, cpu);
+	/* It may come before what runs there now. */
+	resched_curr(rq);
+	rq_unlock_irqrestore(rq, &rf);
+	return true;
+}
+
+/* End @p's constraint, if begun: its time taken, ns; -ENOENT if none. */
+static s64 bvt_tc_end(struct task_struct *p, bool *missed)
+{
+	struct bvt_tc *tc = p->bvt.tc;
+	struct rq_flags rf;
+	struct rq *rq;
+	int cpu;
+
+	if (!tc || !tc->active)
+		return -ENOENT;
+	cpu = READ_ONCE(tc->cpu);
+	if (cpu >= 0) {
+		rq = cpu_rq(cpu);
+		rq_lock_irqsave(rq, &rf);
+		/* Its CPU takes it off when its deadline passes. */
+		if (tc->cpu >= 0)
+			bvt_tc_unqueue(rq, tc, ktime_get_ns() > tc->deadline);
+		/* The idle plan served constraints only. */
+		if (!rq->bvt.nr_tcs &&
+		    rq->bvt.plan == per_cpu(bvt_idle_plan, cpu))
+			bvt_plan_set(rq, NULL, 0);
+		rq_unlock_irqrestore(rq, &rf);
+	}
+	tc->active = 0;
+	*missed = tc->missed;
+	trace_sched_bvt_tc_end(p, task_sched_runtime(p) - tc->exec_start,
+			       tc->missed);
+	return task_sched_runtime(p) - tc->exec_start;
+}
+
+/*
+ * Begin a constraint for the caller: accepted on its reservation's CPU if
+ * it has one, else on its own CPU or the least reserved that takes it.
+ * Returns 1 if accepted, 0 if not (the caller runs as before).
+ */
+static int bvt_tc_begin(struct sched_bvt_tc *arg)
+{
+	struct task_struct *p = current;
+	struct bvt_tc *tc = p->bvt.tc;
+	int *cpus, n, i, cpu;
+	struct bvt_rsv *rsv;
+	bool accepted = false;
+
+	if (!tc) {
+		tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+		if (!tc)
+			return -ENOMEM;
+		tc->task = p;
+		tc->cpu = -1;
+		WRITE_ONCE(p->bvt.tc, tc);
+	}
+	tc->active = 1;
+	tc->missed = 0;
+	tc->start = arg->start;
+	tc->deadline = arg->deadline;
+	tc->estimate = arg->estimate;
+	tc->exec_start = task_sched_runtime(p);
+	tc->nr_begun++;
+
+	scoped_guard(rcu) {
+		rsv = READ_ONCE(p->bvt.rsv);
+		cpu = rsv ? READ_ONCE(rsv->cpu) : -1;
+	}
+	if (cpu >= 0) {
+		accepted = bvt_tc_try(tc, cpu, arg->estimate);
+		goto out;
+	}
+	cpu = task_cpu(p);
+	if (bvt_tc_try(tc, cpu, arg->estimate)) {
+		accepted = true;
+		goto out;
+	}
+	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
+	if (!cpus)
+		goto out;
+	n = bvt_rsv_cpu_order(p->cpus_ptr, cpus);
+	for (i = 0; i < n && !accepted; i++) {
+		if (cpus[i] != cpu)
+			accepted = bvt_tc_try(tc, cpus[i], arg->estimate);
+	}
+	kfree(cpus);
+out:
+	trace_sched_bvt_tc_begin(p, arg->start, arg->estimate, arg->deadline,
+				 accepted ? tc->cpu : -1);
+	if (!accepted)
+		return 0;
+	tc->nr_accepted++;
+	arg->cpu = tc->cpu;
+	/* Accepted elsewhere: go there (bvt_plan_put()). */
+	if (tc->cpu != task_cpu(p)) {
+		set_tsk_need_resched(p);
+		set_preempt_need_resched();
+	}
+	return 1;
+}
+
+/*
+ * Exit: no constraint outlives its thread.  An idle plan left without
+ * constraints ends at its CPU's next slot.
+ */
+static void bvt_tc_release(struct task_struct *p)
+{
+	struct bvt_tc *tc = p->bvt.tc;
+	struct rq_flags rf;
+	struct rq *rq;
+	int cpu;
+
+	if (!tc)
+		return;
+	cpu = READ_ONCE(tc->cpu);
+	if (cpu >= 0) {
+		rq = cpu_rq(cpu);
+		rq_lock_irqsave(rq, &rf);
+		if (tc->cpu >= 0)
+			bvt_tc_unqueue(rq, tc, false);
+		rq_unlock_irqrestore(rq, &rf);
+	}
+	WRITE_ONCE(p->bvt.tc, NULL);
+	kfree_rcu(tc, rcu);
+}
+
+/*
+ * A thread's reservation and constraint end with it, in whatever class it
+ * dies (boosted, or having left the class with a constraint queued on
+ * another CPU): called from finish_task_switch(), before the RCU-delayed
+ * put of the task, which CPUs may still be reading under their rq locks.
+ */
+void bvt_task_dead(struct task_struct *p)
+{
+	if (likely(!p->bvt.rsv && !p->bvt.tc))
+		return;
+	bvt_rsv_release(p);
+	bvt_tc_release(p);
+}
+
+/* Reserve for @p: the placement of bvt_ctl(BVT_CTL_RESERVE). */
+static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
+{
+	int *cpus, n, i, ret = -EBUSY, err;
+	struct bvt_rsv *rsv;
+	struct rq_flags rf;
+	bool linked = false;
+	struct rq *rq;
+
+	if (arg->period < SCHED_BVT_RSV_PERIOD_MIN ||
+	    arg->period > SCHED_BVT_RSV_PERIOD_MAX ||
+	    arg->amount < SCHED_BVT_RSV_AMOUNT_MIN ||
+	    arg->amount > arg->period)
+		return -EINVAL;
+	rsv = kzalloc(sizeof(*rsv), GFP_KERNEL);
+	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
+	if (!rsv || !cpus) {
+		kfree(rsv);
+		kfree(cpus);
+		return -ENOMEM;
+	}
+	INIT_WORK(&rsv->free_work, bvt_rsv_free_work);
+	init_irq_work(&rsv->irq_work, bvt_rsv_free_irq_work);
+
+	/* The slots of reservations ended by exit are free first. */
+	flush_workqueue(bvt_rsv_wq);
+	cpus_read_lock();
+	mutex_lock(&bvt_rsv_mutex);
+	if (READ_ONCE(p->bvt.rsv)) {
+		ret = -EEXIST;
+		goto unlock;
+	}
+	n = bvt_rsv_cpu_order(p->cpus_ptr, cpus);
+	for (i = 0; i < n; i++) {
+		err = bvt_rsv_place(rsv, cpus[i], arg->amount, arg->period);
+		if (!err || err == -ENOMEM) {
+			ret = err;
+			break;
+		}
+		/* Too many slots is worth saying if nothing else refused. */
+		if (err == -ENOSPC && (ret == -EBUSY || ret == -ENOSPC))
+			ret = i ? ret : -ENOSPC;
+	}
+	if (ret)
+		goto unlock;
+
+	/* Placed: link it to @p unless @p has left the class or is exiting. */
+	rq = task_rq_lock(p, &rf);
+	scoped_guard(raw_spinlock, &bvt_rsv_lock) {
+		if (p->policy == SCHED_BVT && !(p->flags & PF_EXITING) &&
+		    !p->bvt.rsv) {
+			WRITE_ONCE(rsv->task, p);
+			WRITE_ONCE(p->bvt.rsv, rsv);
+			linked = true;
+		} else {
+			list_del(&rsv->node);
+			bvt_rsv_account(rsv, -1);
+		}
+	}
+	task_rq_unlock(rq, p, &rf);
+	if (!linked) {
+		__bvt_rsv_free(rsv);
+		rsv = NULL;
+		ret = -ESRCH;
+		goto unlock;
+	}
+	arg->amount = rsv->amount;
+	arg->period = rsv->period;
+	arg->cpu = rsv->cpu;
+	arg->ran = 0;
+	trace_sched_bvt_rsv_reserve(p, rsv->cpu, rsv->amount, rsv->period);
+	rsv = NULL;
+unlock:
+	mutex_unlock(&bvt_rsv_mutex);
+	cpus_read_unlock();
+	kfree(rsv);
+	kfree(cpus);
+	return ret;
+}
+
+/*
+ * Taking a reservation's CPU away.  A reservation stays on its CPU; one
+ * that must leave it, when its thread's affinity no longer has it or the
+ * CPU goes down, is admitted anew elsewhere, granted from what it has (so
+ * never less), and only then leaves its old plan: it moves whole or not
+ * at all.  The call that takes the CPU away fails with -EBUSY if no
+ * other CPU takes it, or while its thread's accepted constraint, which
+ * counts on its reserved time there, runs.
+ */
+
+/* Move @p's reservation @rsv to an active CPU of @mask.  Mutex held. */
+static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
+			const struct cpumask *mask)
+{
+	int *cpus, n, i, err, ret = -EBUSY;
+	struct bvt_rsv *to, *freed;
+	struct rq_flags rf;
+	struct rq *rq;
+
+	lockdep_assert_held(&bvt_rsv_mutex);
+	if (p->bvt.tc && READ_ONCE(p->bvt.tc->cpu) >= 0)
+		return -EBUSY;
+	to = kzalloc(sizeof(*to), GFP_KERNEL);
+	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
+	if (!to || !cpus) {
+		kfree(to);
+		kfree(cpus);
+		return -ENOMEM;
+	}
+	INIT_WORK(&to->free_work, bvt_rsv_free_work);
+	init_irq_work(&to->irq_work, bvt_rsv_free_irq_work);
+	n = bvt_rsv_cpu_order(mask, cpus);
+	for (i = 0; i < n && ret; i++) {
+		if (cpus[i] == rsv->cpu)
+			continue;
+		err = bvt_rsv_place(to, cpus[i], rsv->amount, rsv->period);
+		if (err != -EBUSY && err != -ENOSPC)
+			ret = err;
+	}
+	kfree(cpus);
+	if (ret) {
+		kfree(to);
+		return ret;
+	}
+
+	/* Placed: hand @p over, unless it has let @rsv go meanwhile. */
+	rq = task_rq_lock(p, &rf);
+	scoped_guard(raw_spinlock, &bvt_rsv_lock) {
+		freed = to;
+		if (p->bvt.rsv == rsv) {
+			to->ran = rsv->ran;
+			WRITE_ONCE(to->task, p);
+			WRITE_ONCE(p->bvt.rsv, to);
+			WRITE_ONCE(rsv->task, NULL);
+			freed = rsv;
+		}
+		list_del(&freed->node);
+		bvt_rsv_account(freed, -1);
+	}
+	task_rq_unlock(rq, p, &rf);
+	if (freed == rsv)
+		trace_sched_bvt_rsv_reserve(p, to->cpu, to->amount, to->period);
+	__bvt_rsv_free(freed);
+	return 0;
+}
+
+/*
+ * sched_setaffinity() of @p to @mask: move its reservation if @mask does
+ * not have its CPU.  Not for a change of cpuset, which cpuset_can_attach()
+ * does not ask us about: that leaves the reservation unused (bvt_rsv_pull()
+ * does not pull a thread where it may not run) until it is released.
+ */
+int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask)
+{
+	struct bvt_rsv *rsv;
+	struct bvt_tc *tc;
+	int cpu;
+
+	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc)))
+		return 0;
+	scoped_guard(rcu) {
+		tc = READ_ONCE(p->bvt.tc);
+		cpu = tc ? READ_ONCE(tc->cpu) : -1;
+		if (cpu >= 0 && !cpumask_test_cpu(cpu, mask))
+			return -EBUSY;
+	}
+	/* Hotplug moves reservations under the mutex too: no CPU lock. */
+	guard(mutex)(&bvt_rsv_mutex);
+	/* Unlinked meanwhile, @rsv is freed under the mutex only. */
+	rsv = READ_ONCE(p->bvt.rsv);
+	if (!rsv || cpumask_test_cpu(rsv->cpu, mask))
+		return 0;
+	return bvt_rsv_move(p, rsv, mask);
+}
+
+/*
+ * @cpu is going down (cpu_active_mask no longer has it): move its
+ * reservations to the CPUs their threads may run on, or refuse, as
+ * SCHED_DEADLINE refuses when its bandwidth would not fit.  Its accepted
+ * constraints are guaranteed there: refuse while it has any (they end
+ * within SCHED_BVT_TC_SPAN_MAX).  Called with the hotplug lock held.
+ */
+int bvt_rsv_cpu_inactive(unsigned int cpu)
+{
+	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
+	struct rq *rq = cpu_rq(cpu);
+	struct task_struct *p;
+	struct bvt_rsv *rsv;
+	int ret = 0;
+
+	if (!READ_ONCE(bvt_rsv_ready))
+		return 0;
+	scoped_guard(rq_lock_irqsave, rq) {
+		if (rq->bvt.nr_tcs)
+			return -EBUSY;
+	}
+	/* Exits since are let go of first: their slots leave with them. */
+	flush_workqueue(bvt_rsv_wq);
+	guard(mutex)(&bvt_rsv_mutex);
+	while (!ret) {
+		scoped_guard(raw_spinlock_irq, &bvt_rsv_lock) {
+			rsv = list_first_entry_or_null(&rc->list,
+						       struct bvt_rsv, node);
+			/* No reservation is half made while hotplug runs. */
+			p = rsv ? rsv->task : NULL;
+			if (p)
+				get_task_struct(p);
+		}
+		if (!p)
+			break;
+		ret = bvt_rsv_move(p, rsv, p->cpus_ptr);
+		put_task_struct(p);
+	}
+	return ret;
+}
+
+/*
+ * /proc/<pid>/sched: the thread's reservation (granted amount and period,
+ * its CPU, reserved time run) and its constraints so far.
+ */
+void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
+{
+	struct sched_bvt_rsv r = { .cpu = -1 };
+	struct bvt_rsv *rsv;
+	struct bvt_tc *tc;
+
+	scoped_guard(raw_spinlock_irqsave, &bvt_rsv_lock) {
+		rsv = p->bvt.rsv;
+		if (rsv) {
+			r.amount = rsv->amount;
+			r.period = rsv->period;
+			r.cpu = rsv->cpu;
+			r.ran = READ_ONCE(rsv->ran);
+		}
+	}
+	if (r.cpu >= 0) {
+		bvt_seq_ms(m, "bvt.rsv.amount", r.amount);
+		bvt_seq_ms(m, "bvt.rsv.period", r.period);
+		seq_printf(m, "%-45s:%21d\n", "bvt.rsv.cpu", r.cpu);
+		bvt_seq_ms(m, "bvt.rsv.ran", r.ran);
+	}
+	guard(rcu)();
+	tc = READ_ONCE(p->bvt.tc);
+	if (!tc)
+		return;
+	seq_printf(m, "%-45s:%21lu\n", "bvt.tc.nr_begun", tc->nr_begun);
+	seq_printf(m, "%-45s:%21lu\n", "bvt.tc.nr_accepted", tc->nr_accepted);
+	seq_printf(m, "%-45s:%21lu\n", "bvt.tc.nr_missed", tc->nr_missed);
+}
+
+static int bvt_ctl_copy_in(void *arg, size_t ksize, const void __user *uarg,
+			   u32 *usize, u32 min)
+{
+	if (!uarg)
+		return -EFAULT;
+	if (get_user(*usize, (const u32 __user *)uarg))
+		return -EFAULT;
+	if (*usize < min)
+		return -EINVAL;
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
+	return copy_struct_from_user(arg, ksize, uarg, *usize);
+}
+
+/* Write @arg as far as the caller's struct, of @usize bytes, goes. */
+static int bvt_ctl_copy_out(void __user *uarg, void *arg, u32 usize,
+			    size_t ksize)
+{
+	u32 size = min_t(u32, usize, ksize);
+
+	*(u32 *)arg = size;
+	return copy_to_user(uarg, arg, size) ? -EFAULT : 0;
+}
+
+static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
+{
+	struct sched_bvt_rsv arg = { };
+	struct task_struct *p;
+	struct bvt_rsv *rsv;
+	u32 usize = 0;
+	long ret;
+
+	if (op != BVT_CTL_RELEASE) {
+		ret = bvt_ctl_copy_in(&arg, sizeof(arg), uarg, &usize,
+				      SCHED_BVT_RSV_SIZE_VER0);
+		if (ret)
+			return ret;
+	}
+	if (op != BVT_CTL_GET_RSV && !capable(CAP_SYS_NICE))
+		return -EPERM;
+	scoped_guard(rcu) {
+		p = pid ? find_task_by_vpid(pid) : current;
+		if (!p)
+			return -ESRCH;
+		get_task_struct(p);
+	}
+	switch (op) {
+	case BVT_CTL_RESERVE:
+		ret = p->policy == SCHED_BVT ? bvt_rsv_reserve(p, &arg) :
+					       -EINVAL;
+		break;
+	case BVT_CTL_RELEASE:
+		ret = -ENOENT;
+		if (!READ_ONCE(p->bvt.rsv))
+			break;
+		/* Its constraint counts on the reservation: end that first. */
+		ret = -EBUSY;
+		if (p->bvt.tc && READ_ONCE(p->bvt.tc->cpu) >= 0)
+			break;
+		rsv = bvt_rsv_unlink(p);
+		if (rsv)
+			bvt_rsv_free(rsv);
+		ret = 0;
+		break;
+	default:
+		scoped_guard(raw_spinlock_irq, &bvt_rsv_lock) {
+			rsv = p->bvt.rsv;
+			ret = -ENOENT;
+			if (rsv) {
+				arg.amount = rsv->amount;
+				arg.period = rsv->period;
+				arg.cpu = rsv->cpu;
+				arg.ran = READ_ONCE(rsv->ran);
+				ret = 0;
+			}
+		}
+	}
+	put_task_struct(p);
+	if (!ret && op != BVT_CTL_RELEASE)
+		ret = bvt_ctl_copy_out(uarg, &arg, usize, sizeof(arg));
+	return ret;
+}
+
+static long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
+{
+	struct sched_bvt_tc arg = { };
+	bool missed = false;
+	u32 usize;
+	long ret;
+	s64 taken;
+
+	ret = bvt_ctl_copy_in(&arg, sizeof(arg), uarg, &usize,
+			      SCHED_BVT_TC_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (pid && pid != task_pid_vnr(current))
+		return -EINVAL;
+	if (current->policy != SCHED_BVT)
+		return -EINVAL;
+	if (op == BVT_CTL_TC_END) {
+		if (arg.flags)
+			return -EINVAL;
+		taken = bvt_tc_end(current, &missed);
+		if (taken < 0)
+			return taken;
+		arg.time_taken = taken;
+		arg.flags = SCHED_BVT_TC_ENDED | (missed ? SCHED_BVT_TC_MISSED : 0);
+		return bvt_ctl_copy_out(uarg, &arg, usize, sizeof(arg));
+	}
+	if (arg.flags & ~SCHED_BVT_TC_END_PREV || !arg.estimate ||
+	    arg.deadline <= arg.start || arg.cpu || arg.time_taken ||
+	    arg.deadline - arg.start > SCHED_BVT_TC_SPAN_MAX)
+		return -EINVAL;
+	if (current->bvt.tc && current->bvt.tc->active) {
+		if (!(arg.flags & SCHED_BVT_TC_END_PREV))
+			return -EBUSY;
+		arg.time_taken = bvt_tc_end(current, &missed);
+		arg.flags = SCHED_BVT_TC_ENDED |
+			    (missed ? SCHED_BVT_TC_MISSED : 0);
+	} else {
+		arg.flags = 0;
+	}
+	arg.cpu = -1;
+	ret = bvt_tc_begin(&arg);
+	if (ret < 0)
+		return ret;
+	if (bvt_ctl_copy_out(uarg, &arg, usize, sizeof(arg)))
+		return -EFAULT;
+	return ret;
+}
+
+SYSCALL_DEFINE4(bvt_ctl, unsigned int, op, pid_t, pid, void __user *, uarg,
+		unsigned int, flags)
+{
+	if (flags || pid < 0)
+		return -EINVAL;
+	if (unlikely(!READ_ONCE(bvt_rsv_ready)))
+		return -ENOMEM;
+	switch (op) {
+	case BVT_CTL_RESERVE:
+	case BVT_CTL_RELEASE:
+	case BVT_CTL_GET_RSV:
+		return bvt_ctl_rsv(op, pid, uarg);
+	case BVT_CTL_TC_BEGIN:
+	case BVT_CTL_TC_END:
+		return bvt_ctl_tc(op, pid, uarg);
+	}
+	return -EINVAL;
+}
+
+static int __init bvt_rsv_init(void)
+{
+	struct bvt_plan_slot slots[3];
+	struct bvt_plan_req idle[2];
+	int cpu, n, i;
+	u64 t;
+
+	bvt_rsv_wq = alloc_workqueue("bvt_rsv", WQ_UNBOUND, 0);
+	bvt_plan_work[0] = kvcalloc(BVT_PLAN_SLOTS, sizeof(struct bvt_plan_slot),
+				    GFP_KERNEL);
+	bvt_plan_work[1] = kvcalloc(BVT_PLAN_SLOTS, sizeof(struct bvt_plan_slot),
+				    GFP_KERNEL);
+	if (!bvt_rsv_wq || !bvt_plan_work[0] || !bvt_plan_work[1])
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		INIT_LIST_HEAD(&per_cpu(bvt_rsv_cpus, cpu).list);
+		/* Its idle reservation, at the start of 10 ms, then free. */
+		n = bvt_plan_idle_reqs(cpu, 10 * NSEC_PER_MSEC, idle);
+		for (t = 0, i = 0; i < n; t += idle[i++].amount)
+			slots[i] = (struct bvt_plan_slot){
+				t, t + idle[i].amount, idle[i].owner };
+		slots[n] = (struct bvt_plan_slot){ t, 10 * NSEC_PER_MSEC, NULL };
+		per_cpu(bvt_idle_plan, cpu) = bvt_plan_alloc(slots, n + 1,
+							     10 * NSEC_PER_MSEC,
+							     0);
+		if (!per_cpu(bvt_idle_plan, cpu))
+			return -ENOMEM;
+	}
+	bvt_rsv_ready = true;
+	return 0;
+}
+late_initcall(bvt_rsv_init);

@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU reservations and time constraints (bvt_ctl(2), Rialto/NT).  The
+ * measured threads run on the test CPU (the last one), set up by a
+ * SCHED_FIFO controller on CPU 0:
+ *  - bad requests get their errno, and GET_RSV returns what was granted;
+ *  - 1/10, 4/20 and 16/40 ms are granted exactly on one CPU, and beside a
+ *    CPU-bound SCHED_OTHER thread and a warped CPU-bound BVT thread each
+ *    reserved thread gets its amount in (nearly) every window of its
+ *    period, while the other two keep the unreserved time;
+ *  - a reserved thread that spins gets its reservation and its fair
+ *    share of the rest, no more;
+ *  - a CPU reserved to the full starves neither fair nor BVT threads;
+ *  - a constraint of 2 ms in the next 10 ms beside those reservations is
+ *    accepted and met, an infeasible one refused at once, and end
+ *    returns the thread's run time;
+ *  - reservations spread over the CPUs, least reserved first; one whose
+ *    CPU an affinity change or hotplug takes away moves whole and keeps
+ *    its share, or the change fails with EBUSY;
+ *  - exit, a change of policy and release give the share back, and a
+ *    child does not inherit a reservation.
+ */
+#include "bvt_util.h"
+
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+
+#ifndef __NR_bvt_ctl
+#define __NR_bvt_ctl	464
+#endif
+
+#define ADMITTED	"kernel/sched_bvt_rsv_admitted"
+#define MS		1000000ULL
+
+static inline long bvt_ctl(unsigned int op, pid_t pid, void *arg,
+			   unsigned int flags)
+{
+	return syscall(__NR_bvt_ctl, op, pid, arg, flags);
+}
+
+static int reserve(pid_t pid, unsigned long long amount,
+		   unsigned long long period, struct sched_bvt_rsv *out)
+{
+	struct sched_bvt_rsv r = {
+		.size = sizeof(r), .amount = amount, .period = period,
+	};
+	int ret = bvt_ctl(BVT_CTL_RESERVE, pid, &r, 0);
+
+	if (out)
+		*out = r;
+	return ret;
+}
+
+static int test_cpu(void)
+{
+	return get_nprocs() - 1;
+}
+
+static double mono_ms(void)
+{
+	return now_s() * 1e3;
+}
+
+FIXTURE(rsv) {
+	int unused;
+};
+
+FIXTURE_SETUP(rsv)
+{
+	/* A kernel without the class has no such sysctl. */
+	if (access("/proc/sys/" ADMITTED, R_OK))
+		SKIP(return, "no bvt_ctl(2)");
+	ASSERT_EQ(0, read_sysctl(ADMITTED));
+	ASSERT_EQ(0, become_controller());
+	ASSERT_EQ(0, pin_self(0));
+}
+
+FIXTURE_TEARDOWN(rsv)
+{
+	/* Nothing a test reserved outlives it. */
+	EXPECT_EQ(0, read_sysctl(ADMITTED));
+}
+
+/*
+ * A thread that spins on the test CPU and records when it did not run:
+ * every gap of more than GAP_US between two looks at the clock.
+ */
+#define GAP_US		40
+#define MAX_GAPS	40000
+
+struct spinner {
+	struct sched_attr attr;
+	int cpu;
+	pid_t tid;
+	int err;
+	double t0_ms, t1_ms;			/* the measured interval */
+	double *gap_from, *gap_to;		/* ms, CLOCK_MONOTONIC */
+	int nr_gaps;
+	double cpu_ms;				/* CPU time in the interval */
+	atomic_int *ready;
+	atomic_bool *go, *stop;
+};
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *s = arg;
+	double last, t, cpu0 = 0;
+	bool measuring = false;
+
+	s->tid = gettid();
+	if (pin_self(s->cpu) || sys_sched_setattr(0, &s->attr, 0))
+		s->err = errno;
+	atomic_fetch_add(s->ready, 1);
+	while (!atomic_load(s->go))
+		usleep(1000);
+	if (s->err)
+		return NULL;
+	last = mono_ms();
+	while (!atomic_load(s->stop)) {
+		t = mono_ms();
+		if (!measuring && t >= s->t0_ms) {
+			measuring = true;
+			cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		} else if (measuring && t >= s->t1_ms) {
+			s->cpu_ms = (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0) *
+				    1e3;
+			break;
+		}
+		if (measuring && t - last > GAP_US / 1e3 &&
+		    s->nr_gaps < MAX_GAPS) {
+			s->gap_from[s->nr_gaps] = last;
+			s->gap_to[s->nr_gaps++] = t;
+		}
+		last = t;
+	}
+	return NULL;
+}
+
+/* Time @s ran in [@from, @to), ms: the window less its gaps. */
+static double ran_in(const struct spinner *s, double from, double to)
+{
+	double ran = to - from, a, b;
+	int i;
+
+	for (i = 0; i < s->nr_gaps; i++) {
+		a = s->gap_from[i] > from ? s->gap_from[i] : from;
+		b = s->gap_to[i] < to ? s->gap_to[i] : to;
+		if (b > a)
+			ran -= b - a;
+	}
+	return ran;
+}
+
+/*
+ * Of the windows of @period_ms in the measured interval (one every
+ * 0.25 ms), the fraction in which @s[@i] ran at least @amount_ms less
+ * @slack_ms, and the least it got in one.  A window in which the CPU ran
+ * none of the @n spinners for more than a tenth of it does not count:
+ * under TCG the whole guest stops now and then (its vCPU thread does not
+ * run), and no plan gives time then; *@stalled is the fraction of those.
+ */
+static double windows_met(const struct spinner *s, int n, int i,
+			  double period_ms, double amount_ms, double slack_ms,
+			  double *least, double *stalled)
+{
+	int total = 0, counted = 0, met = 0, k;
+	double w, ran, all;
+
+	*least = period_ms;
+	for (w = s[i].t0_ms; w + period_ms <= s[i].t1_ms; w += 0.25) {
+		total++;
+		for (all = 0, k = 0; k < n; k++)
+			all += ran_in(&s[k], w, w + period_ms);
+		if (all < 0.9 * period_ms)
+			continue;
+		counted++;
+		ran = ran_in(&s[i], w, w + period_ms);
+		if (ran >= amount_ms - slack_ms)
+			met++;
+		if (ran < *least)
+			*least = ran;
+	}
+	*stalled = total ? 1 - (double)counted / total : 1;
+	return counted ? (double)met / counted : 0;
+}
+
+/*
+ * Start @n spinners, reserve @amount[i] of @period[i] ms for each whose
+ * amount is not 0 (as the controller, by tid), let them run for @ms and
+ * stop them; the reservations are released.  0, or -1 with errno.
+ */
+/*
+ * Start @n spinners, set up and waiting for go_spinners(); then they spin
+ * until stop_spinners().
+ */
+static void start_spinners(struct spinner *s, int n, pthread_t *thread)
+{
+	static atomic_int ready;
+	static atomic_bool go, stop;
+	int i;
+
+	atomic_store(&ready, 0);
+	atomic_store(&go, false);
+	atomic_store(&stop, false);
+	for (i = 0; i < n; i++) {
+		s[i].ready = &ready;
+		s[i].go = &go;
+		s[i].stop = &stop;
+		s[i].nr_gaps = 0;
+		s[i].gap_from = calloc(MAX_GAPS, sizeof(double));
+		s[i].gap_to = calloc(MAX_GAPS, sizeof(double));
+		/* Not measuring unless run_spinners() says when. */
+		s[i].t0_ms = 1e15;
+		s[i].t1_ms = 1e15;
+		pthread_create(&thread[i], NULL, spinner_main, &s[i]);
+	}
+	while (atomic_load(&ready) < n)
+		usleep(1000);
+}
+
+static void go_spinners(struct spinner *s)
+{
+	atomic_store(s[0].go, true);
+}
+
+static void stop_spinners(struct spinner *s, int n, pthread_t *thread)
+{
+	int i;
+
+	atomic_store(s[0].stop, true);
+	for (i = 0; i < n; i++)
+		pthread_join(thread[i], NULL);
+}
+
+/*
+ * Start @n spinners, reserve @amount[i] of @period[i] ms for each whose
+ * amount is not 0 (as the controller, by tid), let them run for @ms and
+ * stop them; the reservations are released.  0, or -1 with errno.
+ */
+static int run_spinners(struct spinner *s, int n, const double *amount,
+			const double *period, struct sched_bvt_rsv *granted,
+			double ms)
+{
+	pthread_t thread[8];
+	int i, err = 0;
+	double t;
+
+	start_spinners(s, n, thread);
+	for (i = 0; i < n && !err; i++) {
+		if (s[i].err)
+			err = s[i].err;
+		else if (amount[i] && reserve(s[i].tid, amount[i] * MS,
+					      period[i] * MS, &granted[i]))
+			err = errno;
+	}
+	/* Measure after a settling time of 200 ms. */
+	t = mono_ms();
+	for (i = 0; i < n; i++) {
+		s[i].t0_ms = t + 200;
+		s[i].t1_ms = t + 200 + ms;
+	}
+	go_spinners(s);
+	usleep((200 + ms + 100) * 1000);
+	stop_spinners(s, n, thread);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static void free_spinners(struct spinner *s, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(s[i].gap_from);
+		free(s[i].gap_to);
+	}
+}
+
+TEST_F(rsv, errors)
+{
+	struct sched_bvt_rsv r = { .size = sizeof(r) };
+	struct sched_attr attr = bvt_attr(0, 0);
+	char big[sizeof(r) + 8] = { 0 };
+
+	/* Not SCHED_BVT. */
+	ASSERT_EQ(-1, reserve(0, 1 * MS, 10 * MS, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	/* Out of range, amount above period. */
+	ASSERT_EQ(-1, reserve(0, 1 * MS, SCHED_BVT_RSV_PERIOD_MIN / 2, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, reserve(0, 1 * MS, SCHED_BVT_RSV_PERIOD_MAX + 1, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, reserve(0, 11 * MS, 10 * MS, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, reserve(0, 1000, 10 * MS, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	/* Bad op, flags, pid, pointer, size. */
+	EXPECT_EQ(-1, bvt_ctl(99, 0, &r, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, -1, &r, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0x7fffffff, &r, 0));
+	EXPECT_EQ(ESRCH, errno);
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, (void *)8, 0));
+	EXPECT_EQ(EFAULT, errno);
+	r.size = 8;
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0));
+	EXPECT_EQ(EINVAL, errno);
+	*(unsigned int *)big = sizeof(big);
+	big[sizeof(big) - 1] = 1;
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, big, 0));
+	EXPECT_EQ(E2BIG, errno);
+	/* Nothing to get or release yet. */
+	r.size = sizeof(r);
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_RELEASE, 0, NULL, 0));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* A grant, read back, a second refused, released, admitted back. */
+	ASSERT_EQ(0, reserve(0, 2 * MS, 20 * MS, &r));
+	EXPECT_EQ(2 * MS, r.amount);
+	EXPECT_EQ(20 * MS, r.period);
+	EXPECT_GT(read_sysctl(ADMITTED), 0);
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	ASSERT_EQ(0, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0));
+	EXPECT_EQ(2 * MS, r.amount);
+	EXPECT_EQ(20 * MS, r.period);
+	EXPECT_EQ(-1, reserve(0, 1 * MS, 10 * MS, NULL));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_EQ(0, bvt_ctl(BVT_CTL_RELEASE, 0, NULL, 0));
+	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	/* More than a CPU can give is refused. */
+	ASSERT_EQ(-1, reserve(0, 10 * MS, 10 * MS, NULL));
+	EXPECT_EQ(EBUSY, errno);
+
+	/* Leaving the class ends it. */
+	ASSERT_EQ(0, reserve(0, 2 * MS, 20 * MS, &r));
+	attr = other_attr(0);
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0));
+	EXPECT_EQ(ENOENT, errno);
+}
+
+/* A child does not inherit a reservation; its parent's ends at exit. */
+TEST_F(rsv, fork_and_exit)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		struct sched_bvt_rsv r = { .size = sizeof(r) };
+		pid_t child;
+		int st;
+
+		if (sys_sched_setattr(0, &attr, 0) ||
+		    reserve(0, 2 * MS, 20 * MS, NULL))
+			_exit(1);
+		child = fork();
+		if (!child)
+			_exit(bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0) == -1 &&
+			      errno == ENOENT ? 0 : 2);
+		waitpid(child, &st, 0);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* Released at exit, its slots freed after. */
+	usleep(100 * 1000);
+	EXPECT_EQ(0, read_sysctl(ADMITTED));
+}
+
+/*
+ * The paper's Fig. 4-4 on one CPU: 1/10, 4/20, 16/40 ms beside a
+ * CPU-bound SCHED_OTHER thread and a warped CPU-bound BVT thread.  A
+ * window of a period holds the amount if the plan's timer is on time;
+ * under TCG the guest stalls now and then for 0.1 s or more, and timers
+ * fire late, so a window counts as met with 80 % of its amount, and 95 %
+ * of windows must be (99 % natively).
+ */
+#define WINDOW_SLACK	0.2
+#define WINDOWS_MET	0.95
+
+TEST_F(rsv, three_reservations)
+{
+	const double amount[5] = { 1, 4, 16, 0, 0 };
+	const double period[5] = { 10, 20, 40, 0, 0 };
+	struct sched_bvt_rsv granted[5] = { 0 };
+	struct spinner s[5];
+	double least, met, stalled;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		s[i] = (struct spinner){ .attr = bvt_attr(0, 0),
+					 .cpu = test_cpu() };
+	s[3].attr = other_attr(0);
+	s[4].attr = bvt_warp_attr(20 * MS, 0, 0);
+	ASSERT_EQ(0, run_spinners(s, 5, amount, period, granted, 2000));
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(amount[i] * MS, granted[i].amount);
+		EXPECT_EQ(period[i] * MS, granted[i].period);
+		EXPECT_EQ(test_cpu(), granted[i].cpu);
+		met = windows_met(s, 5, i, period[i], amount[i],
+				  WINDOW_SLACK * amount[i], &least, &stalled);
+		printf("# %g/%g ms: %.1f %% of windows met, least %.2f ms, ",
+		       amount[i], period[i], met * 100, least);
+		printf("CPU %.0f ms of 2000; %.1f %% of windows stalled\n",
+		       s[i].cpu_ms, stalled * 100);
+		EXPECT_GE(met, WINDOWS_MET);
+		/* Not a test of nothing: most windows count. */
+		EXPECT_LT(stalled, 0.5);
+	}
+	/*
+	 * The rest, 20 % of the CPU, is shared: the fair thread gets at
+	 * least the fair server's 5 % (in the idle reservation), the BVT
+	 * thread a share of what is free.
+	 */
+	printf("# other: %.0f ms, warped BVT: %.0f ms of 2000\n",
+	       s[3].cpu_ms, s[4].cpu_ms);
+	EXPECT_GE(s[3].cpu_ms, 0.04 * 2000);
+	EXPECT_GE(s[4].cpu_ms, 0.02 * 2000);
+	free_spinners(s, 5);
+}
+
+/*
+ * A reserved spinner beside two unreserved ones of the same weight gets
+ * its reservation and a third of the rest: 0.25 + 0.75 / 3 = 0.5, within
+ * 0.08 (one more thread's share would be 0.625).
+ */
+TEST_F(rsv, reservation_plus_fair_share)
+{
+	const double amount[3] = { 5, 0, 0 }, period[3] = { 20, 0, 0 };
+	struct sched_bvt_rsv granted[3] = { 0 };
+	struct spinner s[3];
+	double share[3], total = 0;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		s[i] = (struct spinner){ .attr = bvt_attr(0, 0),
+					 .cpu = test_cpu() };
+	ASSERT_EQ(0, run_spinners(s, 3, amount, period, granted, 2000));
+	for (i = 0; i < 3; i++)
+		total += s[i].cpu_ms;
+	for (i = 0; i < 3; i++) {
+		share[i] = s[i].cpu_ms / total;
+		printf("# thread %d: %.3f of the CPU\n", i, share[i]);
+	}
+	EXPECT_GE(share[0], 0.5 - 0.08);
+	EXPECT_LE(share[0], 0.5 + 0.08);
+	EXPECT_GE(share[1], 0.25 - 0.08);
+	EXPECT_LE(share[1], 0.25 + 0.08);
+	free_spinners(s, 3);
+}
+
+/*
+ * A CPU reserved to the full, 8/10 and 1/10 ms beside the idle
+ * reservation's 1 ms, starves neither a CPU-bound fair thread nor an
+ * unreserved CPU-bound BVT thread.  The idle reservation's fair part is
+ * the fair server's 5 % and a quarter: 6.25 %; the rest, 3.75 %, is the
+ * BVT tree's, shared by the unreserved thread with the two reserved ones
+ * (outside their slots they are BVT threads like it): 1.25 % each.  The
+ * fair thread must get between 4.5 % and 8 % (not the whole idle
+ * reservation), the BVT thread at least 0.5 %.
+ */
+TEST_F(rsv, full_cpu_starves_nobody)
+{
+	const double amount[4] = { 8, 1, 0, 0 }, period[4] = { 10, 10, 0, 0 };
+	struct sched_bvt_rsv granted[4] = { 0 };
+	struct spinner s[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		s[i] = (struct spinner){ .attr = bvt_attr(0, 0),
+					 .cpu = test_cpu() };
+	s[2].attr = other_attr(0);
+	ASSERT_EQ(0, run_spinners(s, 4, amount, period, granted, 2000));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(test_cpu(), granted[i].cpu);
+	printf("# 8/10: %.0f ms, 1/10: %.0f ms, fair: %.0f ms, BVT: %.0f ms of 2000\n",
+	       s[0].cpu_ms, s[1].cpu_ms, s[2].cpu_ms, s[3].cpu_ms);
+	EXPECT_GE(s[0].cpu_ms, 0.8 * 2000 * 0.95);
+	EXPECT_GE(s[1].cpu_ms, 0.1 * 2000 * 0.95);
+	EXPECT_GE(s[2].cpu_ms, 0.045 * 2000);
+	EXPECT_LE(s[2].cpu_ms, 0.08 * 2000);
+	EXPECT_GE(s[3].cpu_ms, 0.005 * 2000);
+	free_spinners(s, 4);
+}
+
+struct tc_loop {
+	int tries, accepted, met, refused_at_once;
+	double max_err_ms;	/* |time_taken - CPU clock| */
+	int err;
+};
+
+/*
+ * 100 times: begin 2 ms of work in the next 10 ms, do it, end; then an
+ * infeasible 9.5 ms in the next 10 ms beside the reservations.
+ */
+static void *tc_main(void *arg)
+{
+	struct tc_loop *l = arg;
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct sched_bvt_tc tc;
+	double cpu0, err;
+	int i;
+
+	if (pin_self(test_cpu()) || sys_sched_setattr(0, &attr, 0)) {
+		l->err = errno;
+		return NULL;
+	}
+	for (i = 0; i < l->tries; i++) {
+		unsigned long long now = now_s() * 1e9;
+		long ret;
+
+		tc = (struct sched_bvt_tc){ .size = sizeof(tc), .start = now,
+					    .estimate = 2 * MS,
+					    .deadline = now + 10 * MS };
+		cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		ret = bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0);
+		if (ret < 0) {
+			l->err = errno;
+			return NULL;
+		}
+		l->accepted += ret;
+		spin_cpu_ms(1.8);
+		if (ret && now_s() * 1e9 <= now + 10 * MS)
+			l->met++;
+		tc.size = sizeof(tc);
+		if (bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0)) {
+			l->err = errno;
+			return NULL;
+		}
+		err = tc.time_taken / 1e6 -
+		      (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0) * 1e3;
+		if (err < 0)
+			err = -err;
+		if (err > l->max_err_ms)
+			l->max_err_ms = err;
+		usleep(5000);
+	}
+	/* 9.5 ms of the next 10: not with 60 % reserved.  Answered at once. */
+	{
+		unsigned long long now = now_s() * 1e9;
+		double t0 = now_s();
+
+		tc = (struct sched_bvt_tc){ .size = sizeof(tc), .start = now,
+					    .estimate = 9500000,
+					    .deadline = now + 10 * MS };
+		if (bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0) == 0 &&
+		    now_s() - t0 < 0.005)
+			l->refused_at_once = 1;
+		bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0);
+	}
+	return NULL;
+}
+
+TEST_F(rsv, constraints)
+{
+	const double amount[3] = { 1, 4, 0 }, period[3] = { 10, 20, 0 };
+	struct sched_bvt_rsv granted[3] = { 0 };
+	struct tc_loop loop = { .tries = 100 };
+	struct sched_bvt_tc tc = { .size = sizeof(tc) };
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct spinner s[3];
+	pthread_t thread;
+	int i;
+
+	/* Errors first, in a BVT thread. */
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0));
+	EXPECT_EQ(ENOENT, errno);
+	tc.estimate = MS;
+	tc.start = 10 * MS;
+	tc.deadline = 5 * MS;
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0));
+	EXPECT_EQ(EINVAL, errno);
+	attr = other_attr(0);
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	ASSERT_EQ(0, become_controller());
+
+	/* Beside 1/10, 4/20 and a CPU-bound BVT thread. */
+	for (i = 0; i < 3; i++)
+		s[i] = (struct spinner){ .attr = bvt_attr(0, 0),
+					 .cpu = test_cpu() };
+	pthread_create(&thread, NULL, tc_main, &loop);
+	ASSERT_EQ(0, run_spinners(s, 3, amount, period, granted, 1500));
+	pthread_join(thread, NULL);
+	ASSERT_EQ(0, loop.err);
+	printf("# %d of %d accepted, %d met; time taken within %.3f ms of the CPU clock\n",
+	       loop.accepted, loop.tries, loop.met, loop.max_err_ms);
+	EXPECT_GE(loop.accepted, loop.tries * 95 / 100);
+	EXPECT_GE(loop.met, loop.accepted * 95 / 100);
+	EXPECT_TRUE(loop.refused_at_once);
+	EXPECT_LT(loop.max_err_ms, 0.5);
+	free_spinners(s, 3);
+}
+
+/* Two reservations without affinity go to different CPUs. */
+TEST_F(rsv, spread_over_cpus)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	int i, up[2][2], down[2][2], status;
+	struct sched_bvt_rsv r[2];
+	pid_t pid[2];
+
+	if (get_nprocs() < 2)
+		SKIP(return, "one CPU");
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pipe(up[i]));
+		ASSERT_EQ(0, pipe(down[i]));
+		pid[i] = fork();
+		ASSERT_GE(pid[i], 0);
+		if (!pid[i]) {
+			struct sched_bvt_rsv g = { 0 };
+			cpu_set_t all;
+			char c;
+
+			/* Not the controller's CPU 0: any. */
+			CPU_ZERO(&all);
+			for (int cpu = 0; cpu < get_nprocs(); cpu++)
+				CPU_SET(cpu, &all);
+			if (sched_setaffinity(0, sizeof(all), &all) ||
+			    sys_sched_setattr(0, &attr, 0) ||
+			    reserve(0, 4 * MS, 10 * MS, &g))
+				g.cpu = -1;
+			if (write(up[i][1], &g, sizeof(g)) != sizeof(g))
+				_exit(2);
+			/* Hold it until the parent has seen both. */
+			if (read(down[i][0], &c, 1) != 1)
+				_exit(3);
+			_exit(0);
+		}
+		ASSERT_EQ(sizeof(r[i]), read(up[i][0], &r[i], sizeof(r[i])));
+		ASSERT_GE(r[i].cpu, 0);
+	}
+	EXPECT_NE(r[0].cpu, r[1].cpu);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, write(down[i][1], "x", 1));
+		ASSERT_EQ(pid[i], waitpid(pid[i], &status, 0));
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	usleep(100 * 1000);
+}
+
+/* A spinner's CPU time over @ms, in ms. */
+static double cpu_ms_of(pid_t tid, double ms)
+{
+	double t0 = proc_sched_field(tid, "se.sum_exec_runtime");
+
+	usleep(ms * 1000);
+	return proc_sched_field(tid, "se.sum_exec_runtime") - t0;
+}
+
+static int set_affinity(pid_t tid, int cpu_a, int cpu_b)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu_a, &set);
+	CPU_SET(cpu_b, &set);
+	return sched_setaffinity(tid, sizeof(set), &set);
+}
+
+static int rsv_cpu(pid_t tid)
+{
+	struct sched_bvt_rsv r = { .size = sizeof(r) };
+
+	return bvt_ctl(BVT_CTL_GET_RSV, tid, &r, 0) ? -1 : r.cpu;
+}
+
+/*
+ * A reservation whose CPU its thread's affinity leaves, or that goes
+ * offline, moves whole to another CPU or the change is refused with
+ * EBUSY.  W reserves 4/10 ms and spins; S spins beside it, pinned to the
+ * last CPU.  Moved there, W gets 0.4 + 0.6 / 2 = 0.7 of that CPU (0.5 if
+ * the reservation were lost): at least 0.6 is asked.  Refusals leave the
+ * reservation, the affinity and the CPU as they were.
+ */
+TEST_F(rsv, moves_with_affinity_and_hotplug)
+{
+	int last = test_cpu(), i, err;
+	unsigned long long admitted;
+	struct sched_bvt_rsv r;
+	struct spinner s[3];
+	pthread_t threads[3];
+	cpu_set_t set;
+	double w;
+
+	if (last < 1 || access("/sys/devices/system/cpu/cpu1/online", W_OK))
+		SKIP(return, "needs two CPUs and CPU hotplug");
+	/* W and S, and X (on CPU 0) to fill that CPU later; all spin. */
+	for (i = 0; i < 3; i++)
+		s[i] = (struct spinner){ .attr = bvt_attr(0, 0), .cpu = last };
+	s[2].cpu = 0;
+	start_spinners(s, 3, threads);
+	go_spinners(s);
+	ASSERT_EQ(0, s[0].err | s[1].err | s[2].err);
+	ASSERT_EQ(0, set_affinity(s[0].tid, 0, last));
+
+	/* Nothing reserved anywhere: W's goes to CPU 0. */
+	ASSERT_EQ(0, reserve(s[0].tid, 4 * MS, 10 * MS, &r));
+	EXPECT_EQ(0, r.cpu);
+	admitted = read_sysctl(ADMITTED);
+
+	/* Affinity without CPU 0: moved to the last CPU, as granted. */
+	CPU_ZERO(&set);
+	CPU_SET(last, &set);
+	ASSERT_EQ(0, sched_setaffinity(s[0].tid, sizeof(set), &set));
+	EXPECT_EQ(last, rsv_cpu(s[0].tid));
+	EXPECT_EQ(last, proc_sched_field(s[0].tid, "bvt.rsv.cpu"));
+	EXPECT_EQ(4, proc_sched_field(s[0].tid, "bvt.rsv.amount"));
+	EXPECT_EQ(admitted, read_sysctl(ADMITTED));
+	w = cpu_ms_of(s[0].tid, 1000);
+	printf("# moved: W ran %.0f ms of 1000 beside S\n", w);
+	EXPECT_GE(w, 600);
+
+	/* X takes 8 of every 10 ms of CPU 0: W cannot move back. */
+	ASSERT_EQ(0, reserve(s[2].tid, 8 * MS, 10 * MS, &r));
+	EXPECT_EQ(0, r.cpu);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	err = sched_setaffinity(s[0].tid, sizeof(set), &set) ? errno : 0;
+	EXPECT_EQ(EBUSY, err);
+	ASSERT_EQ(0, sched_getaffinity(s[0].tid, sizeof(set), &set));
+	EXPECT_TRUE(CPU_ISSET(last, &set) && !CPU_ISSET(0, &set));
+	EXPECT_EQ(last, rsv_cpu(s[0].tid));
+
+	/* Nor can the last CPU go, with no room for W's on CPU 0. */
+	ASSERT_EQ(0, set_affinity(s[0].tid, 0, last));
+	err = set_online(last, 0) ? errno : 0;
+	EXPECT_EQ(EBUSY, err);
+	EXPECT_EQ(last, rsv_cpu(s[0].tid));
+
+	/* With X's released, it can: W's reservation goes to CPU 0. */
+	ASSERT_EQ(0, bvt_ctl(BVT_CTL_RELEASE, s[2].tid, NULL, 0));
+	err = set_online(last, 0) ? errno : 0;
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, rsv_cpu(s[0].tid));
+	EXPECT_EQ(admitted, read_sysctl(ADMITTED));
+	if (!err)
+		ASSERT_EQ(0, set_online(last, 1));
+	stop_spinners(s, 3, threads);
+	free_spinners(s, 3);
+}
+
+TEST_HARNESS_MAIN
