@@ -1015,6 +1015,8 @@ static int bvt_rsv_cpu_order(const struct cpumask *mask, int *cpus)
  */
 static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 		       u64 epoch, u64 now, struct bvt_tc *new);
+static void bvt_tc_rebase(struct rq *rq, const struct bvt_plan *plan,
+			  u64 epoch, u64 now);
 
 /*
  * Try to place @rsv, granted on @cpu's plan: build the plan with it and
@@ -1028,8 +1030,8 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	struct rq *rq = cpu_rq(cpu);
 	struct bvt_plan *plan, *old;
 	struct rq_flags rf;
+	u64 epoch, now;
 	bool keep;
-	u64 epoch;
 
 	old = rq->bvt.plan;	/* stable: only changed under the mutex */
 	if (old == per_cpu(bvt_idle_plan, cpu))
@@ -1043,12 +1045,14 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	keep = old && plan->base == old->base && req.period >= old->hyper;
 
 	rq_lock_irqsave(rq, &rf);
-	epoch = keep ? rq->bvt.plan_epoch : ktime_get_ns();
-	if (!bvt_tc_fit(rq, plan, epoch, ktime_get_ns(), NULL)) {
+	now = ktime_get_ns();
+	epoch = keep ? rq->bvt.plan_epoch : now;
+	if (!bvt_tc_fit(rq, plan, epoch, now, NULL)) {
 		rq_unlock_irqrestore(rq, &rf);
 		kvfree(plan);
 		return -EBUSY;
 	}
+	bvt_tc_rebase(rq, plan, epoch, now);
 	rsv->amount = req.amount;
 	rsv->period = req.period;
 	rsv->cpu = cpu;
@@ -1096,6 +1100,41 @@ static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
 	}
 }
 
+/*
+ * What @tc, accepted on @rq, will need of the free time of @plan, put in
+ * force from @epoch at @now: what it needs of the current plan's, less
+ * what its thread's own reservation there gives it in the new plan beyond
+ * what it gave in the current one (a rebuilt plan moves its slots).
+ */
+static u64 bvt_tc_left_under(struct rq *rq, const struct bvt_tc *tc,
+			     const struct bvt_plan *plan, u64 epoch, u64 now)
+{
+	const struct bvt_plan *cur = rq->bvt.plan;
+	struct bvt_rsv *rsv = READ_ONCE(tc->task->bvt.rsv);
+	u64 from = max(tc->start, now), was, will;
+
+	if (!rsv || rsv->cpu != cpu_of(rq) || !cur || plan == cur ||
+	    tc->deadline <= from)
+		return tc->left;
+	was = bvt_plan_owned_in(cur, rsv, from - rq->bvt.plan_epoch,
+				tc->deadline - rq->bvt.plan_epoch);
+	will = bvt_plan_owned_in(plan, rsv, from - epoch, tc->deadline - epoch);
+	return tc->left + was > will ? tc->left + was - will : 0;
+}
+
+/* Have @rq's accepted constraints the needs of @plan, about to be in force. */
+static void bvt_tc_rebase(struct rq *rq, const struct bvt_plan *plan,
+			  u64 epoch, u64 now)
+{
+	struct rb_node *node;
+	struct bvt_tc *tc;
+
+	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		tc->left = bvt_tc_left_under(rq, tc, plan, epoch, now);
+	}
+}
+
 static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 		       u64 epoch, u64 now, struct bvt_tc *new)
 {
@@ -1103,14 +1142,16 @@ static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 	unsigned int nr = 0;
 	struct bvt_tc *tc;
 	struct rb_node *node;
+	u64 left;
 
 	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
-		if (tc->deadline <= now || !tc->left)
+		left = bvt_tc_left_under(rq, tc, plan, epoch, now);
+		if (tc->deadline <= now || !left)
 			continue;
 		need[nr++] = (struct bvt_tc_need){
 			max(tc->start, now) - epoch, tc->deadline - epoch,
-			tc->left };
+			left };
 	}
 	if (new) {
 		if (nr == BVT_TC_MAX)
@@ -1293,10 +1334,29 @@ static void bvt_tc_release(struct task_struct *p)
 }
 
 /*
+ * do_exit(), once PF_EXITING is set and before exit_mm() wakes the
+ * thread's joiners: its reservation and constraint end now, so that a
+ * joiner that reserves the share again finds it free.
+ */
+void bvt_task_exit(struct task_struct *p)
+{
+	struct bvt_rsv *rsv;
+
+	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc)))
+		return;
+	rsv = bvt_rsv_unlink(p);
+	if (rsv)
+		bvt_rsv_free(rsv);
+	bvt_tc_release(p);
+}
+
+/*
  * A thread's reservation and constraint end with it, in whatever class it
  * dies (boosted, or having left the class with a constraint queued on
  * another CPU): called from finish_task_switch(), before the RCU-delayed
  * put of the task, which CPUs may still be reading under their rq locks.
+ * Normally bvt_task_exit() has ended them; not one that BVT_CTL_RESERVE,
+ * racing with the exit, linked after that.
  */
 void bvt_task_dead(struct task_struct *p)
 {

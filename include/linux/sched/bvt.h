@@ -125,6 +125,7 @@ struct cpumask;
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
 void bvt_coop_exec(struct task_struct *p);
+void bvt_task_exit(struct task_struct *p);
 void bvt_task_dead(struct task_struct *p);
 int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask);
 int bvt_rsv_cpu_inactive(unsigned int cpu);
@@ -133,6 +134,7 @@ u64 bvt_pi_key(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
 static inline void bvt_coop_exec(struct task_struct *p) { }
+static inline void bvt_task_exit(struct task_struct *p) { }
 static inline void bvt_task_dead(struct task_struct *p) { }
 static inline int bvt_rsv_check_affinity(struct task_struct *p,
 					 const struct cpumask *mask)

