@@ -197,6 +197,9 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p);
 static void bvt_tc_check(struct rq *rq);
 static void bvt_rsv_release(struct task_struct *p);
 static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer);
+#ifdef CONFIG_SMP
+static void bvt_plan_csd_fn(void *arg);
+#endif
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
 
@@ -1890,10 +1893,13 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->plan_pick = NULL;
 	bvt_rq->plan_curr = NULL;
 	bvt_rq->home_push = NULL;
-	hrtimer_init(&bvt_rq->plan_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	hrtimer_init(&bvt_rq->plan_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_ABS_PINNED_HARD);
 	bvt_rq->plan_timer.function = bvt_plan_timer_fn;
 #ifdef CONFIG_SMP
 	INIT_CSD(&bvt_rq->enforce_csd, bvt_enforce_csd_fn,
+		 container_of(bvt_rq, struct rq, bvt));
+	INIT_CSD(&bvt_rq->plan_csd, bvt_plan_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
 #endif
 }

@@ -223,6 +223,9 @@ struct bvt_rq {
 	u64				slot_end;	/* CLOCK_MONOTONIC */
 	struct bvt_rsv			*slot_owner;	/* of the current slot */
 	struct hrtimer			plan_timer;	/* at slot_end */
+#ifdef CONFIG_SMP
+	call_single_data_t		plan_csd;	/* arms it on its CPU */
+#endif
 	struct rb_root_cached		tcs;		/* accepted, by deadline */
 	unsigned int			nr_tcs;
 	/* what the plan picked, and what runs by it (not charged in A) */

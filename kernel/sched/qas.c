@@ -554,11 +554,36 @@ static void bvt_plan_seek_owner(struct rq *rq, u64 now)
 	WRITE_ONCE(rq->bvt.slot_owner, rq->bvt.plan->slots[rq->bvt.slot].owner);
 }
 
+/*
+ * Start @rq's plan timer, locked, for the end of its slot.  Pinned, and
+ * only started on @rq's own CPU, as the enforcement timer: a timer started
+ * by admission on another CPU would stay there, and every change of slot
+ * would cost an IPI to the CPU it is for.
+ */
 static void bvt_plan_arm(struct rq *rq)
 {
+#ifdef CONFIG_SMP
+	if (rq != this_rq()) {
+		smp_call_function_single_async(cpu_of(rq), &rq->bvt.plan_csd);
+		return;
+	}
+#endif
 	hrtimer_start(&rq->bvt.plan_timer, ns_to_ktime(rq->bvt.slot_end),
-		      HRTIMER_MODE_ABS_HARD);
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
+
+#ifdef CONFIG_SMP
+static void bvt_plan_csd_fn(void *arg)
+{
+	struct rq *rq = arg;
+	struct rq_flags rf;
+
+	rq_lock(rq, &rf);
+	if (rq->bvt.plan)
+		bvt_plan_arm(rq);
+	rq_unlock(rq, &rf);
+}
+#endif
 
 /*
  * Put @plan in force on @rq, locked: from @epoch (CLOCK_MONOTONIC ns, a

@@ -522,6 +522,11 @@ static void *tc_main(void *arg)
 		l->err = errno;
 		return NULL;
 	}
+	/*
+	 * After the reservations are made: a reservation that would break a
+	 * constraint accepted on its CPU is refused.
+	 */
+	usleep(100 * 1000);
 	for (i = 0; i < l->tries; i++) {
 		unsigned long long now = now_s() * 1e9;
 		long ret;
