@@ -1799,6 +1799,8 @@ DEFINE_SCHED_CLASS(bvt) = {
 	.select_task_rq		= select_task_rq_bvt,
 	.migrate_task_rq	= migrate_task_rq_bvt,
 	.set_cpus_allowed	= set_cpus_allowed_common,
+	.rq_online		= bvt_plan_unpark,
+	.rq_offline		= bvt_plan_park,
 #endif
 
 	.task_tick		= task_tick_bvt,
@@ -1893,6 +1895,7 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->plan_pick = NULL;
 	bvt_rq->plan_curr = NULL;
 	bvt_rq->home_push = NULL;
+	bvt_rq->plan_parked = false;
 	hrtimer_init(&bvt_rq->plan_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_ABS_PINNED_HARD);
 	bvt_rq->plan_timer.function = bvt_plan_timer_fn;
@@ -2186,11 +2189,11 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 	u32 old = p->bvt.re_weight, new = 0;
 	u64 total;
 
+	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
+		return 0;
 	/* Leaving the class ends the CPU reservation (qas.c). */
 	if (!bvt_policy(policy))
 		bvt_rsv_release(p);
-	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
-		return 0;
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))
 		new = attr->sched_bvt_weight;
 	if (new == old)

@@ -127,6 +127,7 @@ struct bvt_rsv {
 	u64				amount;		/* granted, ns */
 	u64				period;		/* granted, ns */
 	u64				ran;		/* reserved time run, ns */
+	unsigned long			nr_exhausted;	/* slots it ran to the end */
 	int				cpu;
 	struct list_head		node;		/* in its CPU's list */
 	struct irq_work			irq_work;	/* frees its slots */
@@ -226,6 +227,7 @@ struct bvt_rq {
 #ifdef CONFIG_SMP
 	call_single_data_t		plan_csd;	/* arms it on its CPU */
 #endif
+	bool				plan_parked;	/* its CPU is offline */
 	struct rb_root_cached		tcs;		/* accepted, by deadline */
 	unsigned int			nr_tcs;
 	/* what the plan picked, and what runs by it (not charged in A) */
@@ -258,6 +260,8 @@ bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 		   bool in_fi);
 void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
 void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m);
+void bvt_plan_park(struct rq *rq);
+void bvt_plan_unpark(struct rq *rq);
 
 #else /* !CONFIG_SCHED_BVT */
 

@@ -555,21 +555,66 @@ static void bvt_plan_seek_owner(struct rq *rq, u64 now)
 }
 
 /*
- * Start @rq's plan timer, locked, for the end of its slot.  Pinned, and
+ * When @rq's plan must look again: at the end of its slot, or before, at
+ * the start of an accepted constraint, which may then come first.
+ */
+static u64 bvt_plan_next(struct rq *rq)
+{
+	u64 next = rq->bvt.slot_end, now;
+	struct rb_node *node;
+	struct bvt_tc *tc;
+
+	if (!rq->bvt.nr_tcs)
+		return next;
+	now = ktime_get_ns();
+	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (tc->start > now && tc->start < next)
+			next = tc->start;
+	}
+	return next;
+}
+
+/*
+ * Start @rq's plan timer, locked, for bvt_plan_next().  Pinned, and
  * only started on @rq's own CPU, as the enforcement timer: a timer started
  * by admission on another CPU would stay there, and every change of slot
  * would cost an IPI to the CPU it is for.
  */
 static void bvt_plan_arm(struct rq *rq)
 {
+	if (rq->bvt.plan_parked)
+		return;
 #ifdef CONFIG_SMP
 	if (rq != this_rq()) {
 		smp_call_function_single_async(cpu_of(rq), &rq->bvt.plan_csd);
 		return;
 	}
 #endif
-	hrtimer_start(&rq->bvt.plan_timer, ns_to_ktime(rq->bvt.slot_end),
+	hrtimer_start(&rq->bvt.plan_timer, ns_to_ktime(bvt_plan_next(rq)),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/*
+ * A CPU that goes offline keeps its plan, parked: its timer stops, and
+ * the plan resumes in phase (the same epoch) when the CPU is back.  What
+ * suspend and kexec take down keeps its reservations; an offline CPU has
+ * none left otherwise (bvt_rsv_cpu_inactive()), except slots whose free
+ * is still queued.  rq_attach_root() takes a CPU offline and online too.
+ */
+void bvt_plan_park(struct rq *rq)
+{
+	rq->bvt.plan_parked = true;
+	hrtimer_try_to_cancel(&rq->bvt.plan_timer);
+}
+
+void bvt_plan_unpark(struct rq *rq)
+{
+	rq->bvt.plan_parked = false;
+	if (rq->bvt.plan) {
+		bvt_plan_seek_owner(rq, ktime_get_ns());
+		bvt_plan_arm(rq);
+	}
 }
 
 #ifdef CONFIG_SMP
@@ -636,6 +681,16 @@ static void bvt_rsv_trace_slot(struct rq *rq, struct task_struct *ran)
 }
 
 /*
+ * @rsv's slot on @rq ended with its thread still running: it wanted more
+ * than its reservation.  Counted (/proc/<pid>/sched); the place where the
+ * quality-assuring reservations will notify the thread of an overrun.
+ */
+static void bvt_rsv_exhausted(struct rq *rq, struct bvt_rsv *rsv)
+{
+	rsv->nr_exhausted++;
+}
+
+/*
  * The CPU's work at each change of slot: what ran is charged, and what is
  * to run now is picked again.  A reservation's thread queued on another
  * CPU is pulled here.  Re-armed under the rq lock, never by returning
@@ -647,17 +702,24 @@ static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 	struct rq_flags rf;
 
 	rq_lock(rq, &rf);
-	if (rq->bvt.plan) {
+	if (rq->bvt.plan && !rq->bvt.plan_parked) {
 		struct bvt_rsv *owner = bvt_plan_owner(rq);
 		struct task_struct *ran = NULL;
+
+		bool next_slot = ktime_get_ns() >= rq->bvt.slot_end;
 
 		update_rq_clock(rq);
 		update_curr_bvt(rq);
 		if (owner && !bvt_rsv_is_idle(owner) &&
 		    rq->bvt.plan_curr == rq->curr && owner == rq->curr->bvt.rsv)
 			ran = rq->curr;
-		bvt_plan_seek_owner(rq, ktime_get_ns());
-		bvt_rsv_trace_slot(rq, ran);
+		/* Else a constraint starts: picking again is all there is. */
+		if (next_slot) {
+			if (ran)
+				bvt_rsv_exhausted(rq, owner);
+			bvt_plan_seek_owner(rq, ktime_get_ns());
+			bvt_rsv_trace_slot(rq, ran);
+		}
 		bvt_tc_expire(rq, ktime_get_ns());
 		bvt_rsv_pull(rq, &rf);
 		/* Constraints alone, and none left: no plan. */
@@ -761,11 +823,12 @@ static bool bvt_plan_yields(struct rq *rq)
 static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 {
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
 
 	if (owner && owner == p->bvt.rsv)
 		owner->ran += delta;
-	else if (p->bvt.tc)
-		p->bvt.tc->left -= min(p->bvt.tc->left, delta);
+	else if (tc)
+		tc->left -= min(tc->left, delta);
 }
 
 /*
@@ -776,10 +839,11 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
 
-	if ((owner && owner == p->bvt.rsv) || !p->bvt.tc)
+	if ((owner && owner == p->bvt.rsv) || !tc)
 		return 0;
-	return p->bvt.tc->left;
+	return tc->left;
 }
 
 /* The enforcement timer: a constraint whose free time is used up yields. */
@@ -787,8 +851,9 @@ static void bvt_tc_check(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct bvt_tc *tc = READ_ONCE(curr->bvt.tc);
 
-	if (rq->bvt.plan_curr == curr && curr->bvt.tc && !curr->bvt.tc->left &&
+	if (rq->bvt.plan_curr == curr && tc && !tc->left &&
 	    !(owner && owner == curr->bvt.rsv))
 		resched_curr(rq);
 }
@@ -798,7 +863,7 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
 	struct task_struct *curr = rq->curr, *q;
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
 
 	if (bvt_rsv_is_idle(owner))
 		return false;
@@ -1174,11 +1239,14 @@ static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 		left = bvt_tc_left_under(rq, tc, plan, epoch, now);
 		if (tc->deadline <= now || !left)
 			continue;
+		if (WARN_ON_ONCE(nr == BVT_TC_MAX))
+			return false;
 		need[nr++] = (struct bvt_tc_need){
 			max(tc->start, now) - epoch, tc->deadline - epoch,
 			left };
 	}
 	if (new) {
+		/* bvt_tc_try() keeps a CPU's constraints to BVT_TC_MAX. */
 		if (nr == BVT_TC_MAX)
 			return false;
 		need[nr++] = (struct bvt_tc_need){
@@ -1222,7 +1290,8 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 		own = bvt_plan_owned_in(plan, rsv, tc->start - epoch,
 					tc->deadline - epoch);
 	tc->left = estimate > own ? estimate - own : 0;
-	if (!bvt_tc_fit(rq, plan, epoch, now, tc)) {
+	if (rq->bvt.nr_tcs >= BVT_TC_MAX ||
+	    !bvt_tc_fit(rq, plan, epoch, now, tc)) {
 		rq_unlock_irqrestore(rq, &rf);
 		return false;
 	}
@@ -1231,6 +1300,9 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 	rb_add_cached(&tc->node, &rq->bvt.tcs, bvt_tc_before);
 	rq->bvt.nr_tcs++;
 	WRITE_ONCE(tc->cpu, cpu);
+	/* A start ahead wants the timer then. */
+	if (tc->start > now)
+		bvt_plan_arm(rq);
 	/* It may come before what runs there now. */
 	resched_curr(rq);
 	rq_unlock_irqrestore(rq, &rf);
@@ -1296,13 +1368,16 @@ static int bvt_tc_begin(struct sched_bvt_tc *arg)
 	tc->exec_start = task_sched_runtime(p);
 	tc->nr_begun++;
 
-	scoped_guard(rcu) {
+	if (READ_ONCE(p->bvt.rsv)) {
+		/* Its reserved time there counts: no move or release meanwhile. */
+		mutex_lock(&bvt_rsv_mutex);
 		rsv = READ_ONCE(p->bvt.rsv);
-		cpu = rsv ? READ_ONCE(rsv->cpu) : -1;
-	}
-	if (cpu >= 0) {
-		accepted = bvt_tc_try(tc, cpu, arg->estimate);
-		goto out;
+		cpu = rsv ? rsv->cpu : -1;
+		if (cpu >= 0)
+			accepted = bvt_tc_try(tc, cpu, arg->estimate);
+		mutex_unlock(&bvt_rsv_mutex);
+		if (cpu >= 0)
+			goto out;
 	}
 	cpu = task_cpu(p);
 	if (bvt_tc_try(tc, cpu, arg->estimate)) {
@@ -1397,7 +1472,6 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
 	int *cpus, n, i, ret = -EBUSY, err;
 	struct bvt_rsv *rsv;
 	struct rq_flags rf;
-	bool linked = false;
 	struct rq *rq;
 
 	if (arg->period < SCHED_BVT_RSV_PERIOD_MIN ||
@@ -1440,21 +1514,24 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
 	/* Placed: link it to @p unless @p has left the class or is exiting. */
 	rq = task_rq_lock(p, &rf);
 	scoped_guard(raw_spinlock, &bvt_rsv_lock) {
-		if (p->policy == SCHED_BVT && !(p->flags & PF_EXITING) &&
-		    !p->bvt.rsv) {
+		/* An affinity change meanwhile may have left its CPU. */
+		if (!cpumask_test_cpu(rsv->cpu, p->cpus_ptr))
+			ret = -EAGAIN;
+		else if (p->policy != SCHED_BVT || (p->flags & PF_EXITING) ||
+			 p->bvt.rsv)
+			ret = -ESRCH;
+		if (!ret) {
 			WRITE_ONCE(rsv->task, p);
 			WRITE_ONCE(p->bvt.rsv, rsv);
-			linked = true;
 		} else {
 			list_del(&rsv->node);
 			bvt_rsv_account(rsv, -1);
 		}
 	}
 	task_rq_unlock(rq, p, &rf);
-	if (!linked) {
+	if (ret) {
 		__bvt_rsv_free(rsv);
 		rsv = NULL;
-		ret = -ESRCH;
 		goto unlock;
 	}
 	arg->amount = rsv->amount;
@@ -1481,6 +1558,16 @@ unlock:
  * counts on its reserved time there, runs.
  */
 
+/* The CPU @p's accepted constraint is queued on, or -1. */
+static int bvt_tc_cpu(struct task_struct *p)
+{
+	struct bvt_tc *tc;
+
+	guard(rcu)();
+	tc = READ_ONCE(p->bvt.tc);
+	return tc ? READ_ONCE(tc->cpu) : -1;
+}
+
 /* Move @p's reservation @rsv to an active CPU of @mask.  Mutex held. */
 static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 			const struct cpumask *mask)
@@ -1491,7 +1578,7 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 	struct rq *rq;
 
 	lockdep_assert_held(&bvt_rsv_mutex);
-	if (p->bvt.tc && READ_ONCE(p->bvt.tc->cpu) >= 0)
+	if (bvt_tc_cpu(p) >= 0)
 		return -EBUSY;
 	to = kzalloc(sizeof(*to), GFP_KERNEL);
 	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
@@ -1522,6 +1609,7 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 		freed = to;
 		if (p->bvt.rsv == rsv) {
 			to->ran = rsv->ran;
+			to->nr_exhausted = rsv->nr_exhausted;
 			WRITE_ONCE(to->task, p);
 			WRITE_ONCE(p->bvt.rsv, to);
 			WRITE_ONCE(rsv->task, NULL);
@@ -1546,17 +1634,13 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask)
 {
 	struct bvt_rsv *rsv;
-	struct bvt_tc *tc;
 	int cpu;
 
 	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc)))
 		return 0;
-	scoped_guard(rcu) {
-		tc = READ_ONCE(p->bvt.tc);
-		cpu = tc ? READ_ONCE(tc->cpu) : -1;
-		if (cpu >= 0 && !cpumask_test_cpu(cpu, mask))
-			return -EBUSY;
-	}
+	cpu = bvt_tc_cpu(p);
+	if (cpu >= 0 && !cpumask_test_cpu(cpu, mask))
+		return -EBUSY;
 	/* Hotplug moves reservations under the mutex too: no CPU lock. */
 	guard(mutex)(&bvt_rsv_mutex);
 	/* Unlinked meanwhile, @rsv is freed under the mutex only. */
@@ -1569,23 +1653,28 @@ int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask)
 /*
  * @cpu is going down (cpu_active_mask no longer has it): move its
  * reservations to the CPUs their threads may run on, or refuse, as
- * SCHED_DEADLINE refuses when its bandwidth would not fit.  Its accepted
- * constraints are guaranteed there: refuse while it has any (they end
- * within SCHED_BVT_TC_SPAN_MAX).  Called with the hotplug lock held.
+ * SCHED_DEADLINE refuses when its bandwidth would not fit.  The
+ * constraints accepted there lose their guarantee and end flagged missed:
+ * any SCHED_BVT thread may ask for one, and none may hold a CPU up.  With
+ * tasks frozen (suspend, kexec) nothing moves and nothing is refused: the
+ * plan is parked with the CPU (rq_offline_bvt()) and resumes with it.
+ * Called with the hotplug lock held.
  */
 int bvt_rsv_cpu_inactive(unsigned int cpu)
 {
 	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
 	struct rq *rq = cpu_rq(cpu);
 	struct task_struct *p;
+	struct rb_node *node;
 	struct bvt_rsv *rsv;
 	int ret = 0;
 
-	if (!READ_ONCE(bvt_rsv_ready))
+	if (!READ_ONCE(bvt_rsv_ready) || cpuhp_tasks_frozen)
 		return 0;
 	scoped_guard(rq_lock_irqsave, rq) {
-		if (rq->bvt.nr_tcs)
-			return -EBUSY;
+		while ((node = rb_first_cached(&rq->bvt.tcs)))
+			bvt_tc_unqueue(rq, rb_entry(node, struct bvt_tc, node),
+				       true);
 	}
 	/* Exits since are let go of first: their slots leave with them. */
 	flush_workqueue(bvt_rsv_wq);
@@ -1614,6 +1703,7 @@ int bvt_rsv_cpu_inactive(unsigned int cpu)
 void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
 {
 	struct sched_bvt_rsv r = { .cpu = -1 };
+	unsigned long exhausted = 0;
 	struct bvt_rsv *rsv;
 	struct bvt_tc *tc;
 
@@ -1624,6 +1714,7 @@ void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
 			r.period = rsv->period;
 			r.cpu = rsv->cpu;
 			r.ran = READ_ONCE(rsv->ran);
+			exhausted = READ_ONCE(rsv->nr_exhausted);
 		}
 	}
 	if (r.cpu >= 0) {
@@ -1631,6 +1722,7 @@ void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
 		bvt_seq_ms(m, "bvt.rsv.period", r.period);
 		seq_printf(m, "%-45s:%21d\n", "bvt.rsv.cpu", r.cpu);
 		bvt_seq_ms(m, "bvt.rsv.ran", r.ran);
+		seq_printf(m, "%-45s:%21lu\n", "bvt.rsv.nr_exhausted", exhausted);
 	}
 	guard(rcu)();
 	tc = READ_ONCE(p->bvt.tc);
@@ -1687,7 +1779,13 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 			return -ESRCH;
 		get_task_struct(p);
 	}
+	/* As sched_setattr() asks of a change to another thread. */
+	ret = op == BVT_CTL_GET_RSV ? 0 : security_task_setscheduler(p);
+	if (ret)
+		op = 0;
 	switch (op) {
+	case 0:
+		break;
 	case BVT_CTL_RESERVE:
 		ret = p->policy == SCHED_BVT ? bvt_rsv_reserve(p, &arg) :
 					       -EINVAL;
@@ -1696,14 +1794,19 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		ret = -ENOENT;
 		if (!READ_ONCE(p->bvt.rsv))
 			break;
-		/* Its constraint counts on the reservation: end that first. */
-		ret = -EBUSY;
-		if (p->bvt.tc && READ_ONCE(p->bvt.tc->cpu) >= 0)
-			break;
-		rsv = bvt_rsv_unlink(p);
-		if (rsv)
-			bvt_rsv_free(rsv);
-		ret = 0;
+		/*
+		 * Its constraint counts on the reservation: end that first.
+		 * (bvt_tc_begin() holds the mutex too while it counts.)
+		 */
+		scoped_guard(mutex, &bvt_rsv_mutex) {
+			ret = -EBUSY;
+			if (bvt_tc_cpu(p) >= 0)
+				break;
+			rsv = bvt_rsv_unlink(p);
+			if (rsv)
+				__bvt_rsv_free(rsv);
+			ret = 0;
+		}
 		break;
 	default:
 		scoped_guard(raw_spinlock_irq, &bvt_rsv_lock) {
@@ -1752,7 +1855,8 @@ static long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
 	}
 	if (arg.flags & ~SCHED_BVT_TC_END_PREV || !arg.estimate ||
 	    arg.deadline <= arg.start || arg.cpu || arg.time_taken ||
-	    arg.deadline - arg.start > SCHED_BVT_TC_SPAN_MAX)
+	    arg.deadline - arg.start > SCHED_BVT_TC_SPAN_MAX ||
+	    arg.start > ktime_get_ns() + SCHED_BVT_TC_SPAN_MAX)
 		return -EINVAL;
 	if (current->bvt.tc && current->bvt.tc->active) {
 		if (!(arg.flags & SCHED_BVT_TC_END_PREV))

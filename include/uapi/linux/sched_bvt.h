@@ -133,14 +133,16 @@ struct sched_bvt_coop {
  * amount or period out of range, amount above period), EPERM, ESRCH,
  * EBUSY (no CPU that the thread may run on has room: admission refused),
  * ENOSPC (a plan would have too many slots), EEXIST (the thread has a
- * reservation already: release it first).
+ * reservation already: release it first), EAGAIN (the thread's affinity
+ * changed meanwhile: ask again).
  * BVT_CTL_RELEASE: end @pid's reservation (@arg NULL); ENOENT if none.
  * BVT_CTL_GET_RSV, struct sched_bvt_rsv: @pid's reservation, and the
  * reserved time it has used (@ran); ENOENT if none.
  *
  * BVT_CTL_TC_BEGIN, struct sched_bvt_tc (@pid 0): ask that @estimate ns
  * of the caller's run time fit between @start and @deadline
- * (CLOCK_MONOTONIC ns; a start in the past is now).  Returns 1 if the
+ * (CLOCK_MONOTONIC ns; a start in the past is now, one more than
+ * SCHED_BVT_TC_SPAN_MAX ahead is EINVAL).  Returns 1 if the
  * constraint is accepted, and then guaranteed: while it has run less
  * than its estimate, the caller runs in its own reserved time and, by
  * earliest deadline first, in the free time of its CPU's plan, before

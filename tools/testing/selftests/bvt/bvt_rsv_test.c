@@ -502,7 +502,7 @@ TEST_F(rsv, full_cpu_starves_nobody)
 
 struct tc_loop {
 	int tries, accepted, met, refused_at_once;
-	double max_err_ms;	/* |time_taken - CPU clock| */
+	double err_ms[100];	/* |time_taken - CPU clock| of each try */
 	int err;
 };
 
@@ -551,23 +551,28 @@ static void *tc_main(void *arg)
 		}
 		err = tc.time_taken / 1e6 -
 		      (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0) * 1e3;
-		if (err < 0)
-			err = -err;
-		if (err > l->max_err_ms)
-			l->max_err_ms = err;
+		l->err_ms[i] = err < 0 ? -err : err;
 		usleep(5000);
 	}
-	/* 9.5 ms of the next 10: not with 60 % reserved.  Answered at once. */
-	{
+	/*
+	 * 9.5 ms of the next 10: not with 40 % reserved, nor on another CPU
+	 * (9 ms free).  Refused at once: within 5 ms, in one of three tries
+	 * (a host stall may take longer than that under TCG).
+	 */
+	for (i = 0; i < 3 && !l->refused_at_once; i++) {
 		unsigned long long now = now_s() * 1e9;
 		double t0 = now_s();
+		long ret;
 
 		tc = (struct sched_bvt_tc){ .size = sizeof(tc), .start = now,
 					    .estimate = 9500000,
 					    .deadline = now + 10 * MS };
-		if (bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0) == 0 &&
-		    now_s() - t0 < 0.005)
+		ret = bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0);
+		if (ret == 0 && now_s() - t0 < 0.005)
 			l->refused_at_once = 1;
+		if (ret < 0)
+			break;
+		tc = (struct sched_bvt_tc){ .size = sizeof(tc) };
 		bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0);
 	}
 	return NULL;
@@ -593,6 +598,11 @@ TEST_F(rsv, constraints)
 	tc.deadline = 5 * MS;
 	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0));
 	EXPECT_EQ(EINVAL, errno);
+	/* More than SCHED_BVT_TC_SPAN_MAX ahead. */
+	tc.start = now_s() * 1e9 + SCHED_BVT_TC_SPAN_MAX + 1000 * MS;
+	tc.deadline = tc.start + 10 * MS;
+	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0));
+	EXPECT_EQ(EINVAL, errno);
 	attr = other_attr(0);
 	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
 	ASSERT_EQ(0, become_controller());
@@ -605,13 +615,21 @@ TEST_F(rsv, constraints)
 	ASSERT_EQ(0, run_spinners(s, 3, amount, period, granted, 1500));
 	pthread_join(thread, NULL);
 	ASSERT_EQ(0, loop.err);
-	printf("# %d of %d accepted, %d met; time taken within %.3f ms of the CPU clock\n",
-	       loop.accepted, loop.tries, loop.met, loop.max_err_ms);
+	qsort(loop.err_ms, loop.tries, sizeof(double), cmp_double);
+	printf("# %d of %d accepted, %d met; ", loop.accepted, loop.tries,
+	       loop.met);
+	printf("time taken within %.3f ms of the CPU clock in 95 %% of tries, %.3f ms in all\n",
+	       loop.err_ms[loop.tries * 95 / 100 - 1],
+	       loop.err_ms[loop.tries - 1]);
 	EXPECT_GE(loop.accepted, loop.tries * 95 / 100);
 	EXPECT_GE(loop.met, loop.accepted * 95 / 100);
 	EXPECT_TRUE(loop.refused_at_once);
-	/* Under TCG a thread's CPU clock runs on through host stalls too. */
-	EXPECT_LT(loop.max_err_ms, 1.0);
+	/*
+	 * The syscalls' own time is 0.1 to 0.2 ms under TCG; a thread's CPU
+	 * clock also runs on through a host stall, which one try now and
+	 * then meets: 95 % of tries must be within 0.5 ms.
+	 */
+	EXPECT_LT(loop.err_ms[loop.tries * 95 / 100 - 1], 0.5);
 	free_spinners(s, 3);
 }
 
@@ -819,6 +837,8 @@ TEST_F(rsv, moves_with_affinity_and_hotplug)
 	w = cpu_ms_of(s[0].tid, 1000);
 	printf("# moved: W ran %.0f ms of 1000 beside S\n", w);
 	EXPECT_GE(w, 600);
+	/* A spinner runs its slots to their end: about 100 in that second. */
+	EXPECT_GT(proc_sched_field(s[0].tid, "bvt.rsv.nr_exhausted"), 50);
 
 	/* X takes 8 of every 10 ms of CPU 0: W cannot move back. */
 	ASSERT_EQ(0, reserve(s[2].tid, 8 * MS, 10 * MS, &r));
