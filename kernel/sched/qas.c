@@ -1083,6 +1083,22 @@ static void bvt_rsv_release(struct task_struct *p)
 		irq_work_queue(&rsv->irq_work);
 }
 
+/* A new reservation, and room in *@cpus for bvt_rsv_cpu_order(). */
+static struct bvt_rsv *bvt_rsv_alloc(int **cpus)
+{
+	struct bvt_rsv *rsv = kzalloc(sizeof(*rsv), GFP_KERNEL);
+
+	*cpus = kcalloc(nr_cpu_ids, sizeof(**cpus), GFP_KERNEL);
+	if (!rsv || !*cpus) {
+		kfree(rsv);
+		kfree(*cpus);
+		return NULL;
+	}
+	INIT_WORK(&rsv->free_work, bvt_rsv_free_work);
+	init_irq_work(&rsv->irq_work, bvt_rsv_free_irq_work);
+	return rsv;
+}
+
 /* Admission's CPUs: the active ones of @mask, least reserved first. */
 static int bvt_rsv_cpu_order(const struct cpumask *mask, int *cpus)
 {
@@ -1479,15 +1495,9 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
 	    arg->amount < SCHED_BVT_RSV_AMOUNT_MIN ||
 	    arg->amount > arg->period)
 		return -EINVAL;
-	rsv = kzalloc(sizeof(*rsv), GFP_KERNEL);
-	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
-	if (!rsv || !cpus) {
-		kfree(rsv);
-		kfree(cpus);
+	rsv = bvt_rsv_alloc(&cpus);
+	if (!rsv)
 		return -ENOMEM;
-	}
-	INIT_WORK(&rsv->free_work, bvt_rsv_free_work);
-	init_irq_work(&rsv->irq_work, bvt_rsv_free_irq_work);
 
 	/* The slots of reservations ended by exit are free first. */
 	flush_workqueue(bvt_rsv_wq);
@@ -1580,15 +1590,9 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 	lockdep_assert_held(&bvt_rsv_mutex);
 	if (bvt_tc_cpu(p) >= 0)
 		return -EBUSY;
-	to = kzalloc(sizeof(*to), GFP_KERNEL);
-	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
-	if (!to || !cpus) {
-		kfree(to);
-		kfree(cpus);
+	to = bvt_rsv_alloc(&cpus);
+	if (!to)
 		return -ENOMEM;
-	}
-	INIT_WORK(&to->free_work, bvt_rsv_free_work);
-	init_irq_work(&to->irq_work, bvt_rsv_free_irq_work);
 	n = bvt_rsv_cpu_order(mask, cpus);
 	for (i = 0; i < n && ret; i++) {
 		if (cpus[i] == rsv->cpu)

