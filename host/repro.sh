@@ -59,6 +59,12 @@ if [ ! "$BUILD/bin/work_cgi" -nt "$TOP/repro/work_cgi.c" ] ||
 	# Static: the server forks and execs it once per request.
 	gcc -O2 -Wall -static -o "$BUILD/bin/work_cgi" "$TOP/repro/work_cgi.c"
 fi
+if [ ! "$BUILD/bin/rialto" -nt "$TOP/repro/rialto.c" ] ||
+   [ ! "$BUILD/bin/rialto" -nt "$TOP/repro/clock.h" ]; then
+	step "building the Rialto/NT workloads"
+	gcc -O2 -Wall -pthread -isystem "$OBJ/usr/include" \
+		-o "$BUILD/bin/rialto" "$TOP/repro/rialto.c"
+fi
 clip=$BUILD/repro/clip-352x288.mpg
 if [ ! -f "$clip" ]; then
 	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
@@ -121,6 +127,10 @@ pbs-groupb)
 	runs=1
 	[ "$variant" = short ] &&
 		args+=(--measure 30 --ramp 10 --alphas 1,8 --betas +inf,0) ;;
+rialto)
+	# Figures 4-4, 4-5, 4-6 and 4-8 traced for 10 s each (6 s short),
+	# then the micro-benchmarks 3 times (once short): 5 minutes.
+	args=(--rialto "$BUILD/bin/rialto" --dir "$guest") ;;
 *)	args=() ;;
 esac
 

@@ -675,6 +675,119 @@ def groupb_plot(res, outdir):
     plt.close(fig)
 
 
+FIG_TITLES = {
+    "4-4": "Figure 4-4: 1 CPU, 3 reservations, 1 warped competitor",
+    "4-5": "Figure 4-5: as 4-4, R1 adds a constraint (2 of the next 10 ms) "
+           "after each 2 ms it runs",
+    "4-6": "Figure 4-6: 1 CPU, 3 reservations, no competitor",
+    "4-8": "Figure 4-8: 2 CPUs, doubled amounts, 2 warped competitors",
+}
+
+
+def rialto_table(res):
+    """Rialto/NT: each figure's grants and how they were kept, then the
+    micro-benchmarks against the references of the same boot."""
+    rows = [about(res) + ": traces of %g s each (measured after 1 s), "
+            "micro-benchmarks %d run(s)\n" % (res["seconds"],
+                                              len(res["runs_data"]) and
+                                              1 + max(r["run"] for r in
+                                                      res["runs_data"])),
+            "| figure | thread | asked (ms) | granted (ms) | CPU "
+            "| CPU share | windows with the amount | with 80 % of it "
+            "| least in a window (ms) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for name, fig in res["figs"].items():
+        for t in fig["threads"]:
+            asked = granted = cpu = met = met80 = least = ""
+            if "granted_ms" in t:
+                asked = "%g/%g" % tuple(t["asked_ms"])
+                granted = "%.3g/%.3g" % tuple(t["granted_ms"])
+                cpu = str(t["cpu"])
+                met = "%.1f %%" % (100 * t["met"])
+                met80 = "%.1f %%" % (100 * t["met80"])
+                least = "%.2f" % t["least_ms"]
+            if "tc_begun" in t:
+                asked += " + constraints: %d begun, %d accepted, %d met" % (
+                    t["tc_begun"], t["tc_accepted"], t["tc_met"])
+            rows.append("| %s | %s | %s | %s | %s | %.3f | %s | %s | %s |" % (
+                name, t["name"], asked, granted, cpu, t["cpu_share"], met,
+                met80, least))
+    s = res["summary"]
+    rows += ["", "Switch cost, 10 CPU-bound threads on one CPU (Figure 4-1; "
+             "median over the runs of each run's median, us):", "",
+             "| policy | switches | min | median | vs SCHED_OTHER "
+             "| vs SCHED_DEADLINE |", "|---|---|---|---|---|---|"]
+    names = {"other": "SCHED_OTHER", "bvt": "SCHED_BVT",
+             "rsv": "SCHED_BVT, 2..18 of 128 ms reserved",
+             "dl": "SCHED_DEADLINE, 2..18 of 128 ms"}
+    for p, v in s["switch_us"].items():
+        rows.append("| %s | %d | %.1f | %.1f | %s | %s |" % (
+            names[p], v["n"], v["min"], v["median"],
+            s["switch_vs_other"].get(p, "1"), s["switch_vs_dl"].get(p, "1")))
+    b = s["base_us"]
+    rows += ["", "References (us, median): getppid() %.2f, sched_setattr() "
+             "to SCHED_DEADLINE %.1f, to SCHED_BVT %.1f." % (
+                 b["getppid_us"], b["setattr_dl_us"], b["setattr_bvt_us"]),
+             "", "| operation | time (us) | x getppid() "
+             "| x setattr(SCHED_DEADLINE) |", "|---|---|---|---|"]
+    for cpus in (1, 2):
+        a = s["acquire_%dcpu" % cpus]
+        rows.append("| reservation, the slowest of 64 (the %d-th), %d CPU(s)"
+                    "%s | %.1f | %.1f | %.2f |" % (
+                        a["max_at"], cpus,
+                        ", %d refused" % a["errors"] if a["errors"] else "",
+                        a["max_us"], a["max_vs_getppid"],
+                        a["max_vs_setattr_dl"]))
+    t = s["tcloop_us"]
+    rows.append("| end+begin constraint (median of 6 x 150; min %.1f, max "
+                "%.1f) | %.1f | %.1f | %.2f |" % (
+                    t["min"], t["max"], t["median_of_runs"], t["vs_getppid"],
+                    t["vs_setattr_dl"]))
+    return "\n".join(rows) + "\n"
+
+
+def rialto_plots(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for name, fig in res["figs"].items():
+        threads = fig["threads"]
+        f, ax = plt.subplots(figsize=(10, 0.5 + 0.45 * len(threads)))
+        for i, t in enumerate(threads):
+            y = len(threads) - 1 - i
+            ax.broken_barh([(a, b - a) for a, b in t["timeline"]],
+                           (y - 0.35, 0.7),
+                           color="C0" if t["name"][0] == "R" else "C7")
+        ax.set_yticks(range(len(threads)))
+        ax.set_yticklabels([
+            "%s %s" % (t["name"], "%.3g/%.3g ms" % tuple(t["granted_ms"])
+                       if "granted_ms" in t else "competitor")
+            for t in reversed(threads)], fontsize=8)
+        ax.set_xlim(0, fig["window_ms"])
+        ax.set_xlabel("ms")
+        ax.set_title(FIG_TITLES[name] + " (%s)" % res.get("accel", "?"),
+                     fontsize=9)
+        f.tight_layout()
+        f.savefig(os.path.join(outdir, "fig%s.png" % name), dpi=110)
+        plt.close(f)
+    s = res["summary"]
+    f, ax = plt.subplots(figsize=(6, 3.5))
+    for cpus in (1, 2):
+        us = s["acquire_%dcpu" % cpus]["us"]
+        ax.plot(range(1, len(us) + 1), us, label="%d CPU(s)" % cpus)
+    ax.axhline(s["base_us"]["setattr_dl_us"], color="C7", ls="--",
+               label="sched_setattr(SCHED_DEADLINE)")
+    ax.set_xlabel("reservation number")
+    ax.set_ylabel("us (median over the runs)")
+    ax.set_title("Figure 4-2: time to make the n-th reservation (%s)"
+                 % res.get("accel", "?"), fontsize=9)
+    ax.legend(fontsize=8)
+    f.tight_layout()
+    f.savefig(os.path.join(outdir, "fig4-2.png"), dpi=110)
+    plt.close(f)
+
+
 def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
@@ -698,6 +811,8 @@ def main():
         table = groupa_table(res)
     elif res["experiment"] == "pbs-groupb":
         table = groupb_table(res)
+    elif res["experiment"] == "rialto":
+        table = rialto_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
@@ -713,6 +828,8 @@ def main():
         groupa_plot(res, outdir)
     if res["experiment"] == "pbs-groupb":
         groupb_plot(res, outdir)
+    if res["experiment"] == "rialto":
+        rialto_plots(res, outdir)
 
 
 if __name__ == "__main__":
