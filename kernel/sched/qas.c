@@ -1786,10 +1786,8 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 	/* As sched_setattr() asks of a change to another thread. */
 	ret = op == BVT_CTL_GET_RSV ? 0 : security_task_setscheduler(p);
 	if (ret)
-		op = 0;
+		goto put;
 	switch (op) {
-	case 0:
-		break;
 	case BVT_CTL_RESERVE:
 		ret = p->policy == SCHED_BVT ? bvt_rsv_reserve(p, &arg) :
 					       -EINVAL;
@@ -1825,9 +1823,10 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 			}
 		}
 	}
-	put_task_struct(p);
 	if (!ret && op != BVT_CTL_RELEASE)
 		ret = bvt_ctl_copy_out(uarg, &arg, usize, sizeof(arg));
+put:
+	put_task_struct(p);
 	return ret;
 }
 
