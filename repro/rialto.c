@@ -460,6 +460,19 @@ static int tcloop(int runs, int loops)
 	return 0;
 }
 
+/* The time of sched_setattr() to @attr, us; then back to @back. */
+static double timed_setattr(struct sched_attr *attr, struct sched_attr *back)
+{
+	double t = now_s(CLOCK_MONOTONIC), us;
+
+	if (set_attr(0, attr))
+		die("sched_setattr");
+	us = (now_s(CLOCK_MONOTONIC) - t) * 1e6;
+	if (set_attr(0, back))
+		die("sched_setattr back");
+	return us;
+}
+
 static int base(void)
 {
 	struct sched_attr dl = { .sched_policy = SCHED_DEADLINE,
@@ -482,18 +495,8 @@ static int base(void)
 		v[0][i] = (now_s(CLOCK_MONOTONIC) - t) * 1e6;
 	}
 	for (i = 0; i < 200; i++) {
-		t = now_s(CLOCK_MONOTONIC);
-		if (set_attr(0, &dl))
-			die("sched_setattr(SCHED_DEADLINE)");
-		v[1][i] = (now_s(CLOCK_MONOTONIC) - t) * 1e6;
-		if (set_attr(0, &other))
-			die("sched_setattr(SCHED_OTHER)");
-		t = now_s(CLOCK_MONOTONIC);
-		if (set_attr(0, &bvt))
-			die("sched_setattr(SCHED_BVT)");
-		v[2][i] = (now_s(CLOCK_MONOTONIC) - t) * 1e6;
-		if (set_attr(0, &other))
-			die("sched_setattr(SCHED_OTHER)");
+		v[1][i] = timed_setattr(&dl, &other);
+		v[2][i] = timed_setattr(&bvt, &other);
 	}
 	printf("{");
 	print_stats("getppid_us", v[0], 1000);
