@@ -35,6 +35,7 @@
 #include <linux/rbtree_augmented.h>
 #include <linux/sched.h>
 #include <linux/sysctl.h>
+#include <linux/task_work.h>
 #include <uapi/linux/sched/types.h>
 #include <uapi/linux/sched_bvt.h>
 
@@ -197,11 +198,26 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p);
 static void bvt_tc_check(struct rq *rq);
 static void bvt_rsv_release(struct task_struct *p);
 static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer);
+static void bvt_qas_enqueued(struct rq *rq, struct task_struct *p);
+static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p);
+static u64 bvt_qas_left(struct task_struct *p);
+static void bvt_qas_check(struct rq *rq);
+static void bvt_qas_stop(struct rq *rq, struct task_struct *p);
+static void bvt_qas_work_fn(struct callback_head *head);
 #ifdef CONFIG_SMP
 static void bvt_plan_csd_fn(void *arg);
 #endif
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
+
+/*
+ * Does anything on @rq run by a plan (reservations, time constraints:
+ * qas.c) or by a QAS part (qas_set.c), before the BVT tree?
+ */
+static inline bool bvt_planned(struct rq *rq)
+{
+	return rq->bvt.plan || rq->bvt.nr_qas;
+}
 
 static inline bool bvt_is_coop(const struct bvt_level *lv)
 {
@@ -733,11 +749,15 @@ static u64 bvt_limit_left(struct sched_bvt_entity *bt)
  */
 static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	u64 left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
-	u64 outsider;
+	struct task_struct *p = bvt_thread_task(bt);
+	/* A QAS part ends when it has run its amount, however it runs. */
+	u64 part = unlikely(bt->qas) ? bvt_qas_left(p) : 0;
+	u64 left, outsider;
 
-	if (unlikely(rq->bvt.plan_curr == bvt_thread_task(bt)))
-		return bvt_tc_left(rq, bvt_thread_task(bt));
+	if (unlikely(rq->bvt.plan_curr == p))
+		return min_not_zero(bvt_tc_left(rq, p), part);
+	left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
+	left = min_not_zero(left, part);
 	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
 	    (outsider || !test_tsk_need_resched(bvt_thread_task(bt))))
 		left = min_not_zero(left, outsider ?: 1);
@@ -824,6 +844,7 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	bvt_coop_check_slice(rq);
 	bvt_coop_check_outsider(rq);
 	bvt_tc_check(rq);
+	bvt_qas_check(rq);
 	bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
@@ -940,8 +961,8 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	struct task_struct *curr = rq->curr;
 	const struct bvt_entity *se, *pse;
 
-	/* Reserved and constraint time go by the plan, not by E. */
-	if (unlikely(rq->bvt.plan)) {
+	/* Reserved, constraint and QAS part time go by the plan, not by E. */
+	if (unlikely(bvt_planned(rq))) {
 		if (bvt_plan_wants(rq, p)) {
 			resched_curr(rq);
 			return;
@@ -982,6 +1003,8 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_levels_update(se);
 	if (unlikely(se->lv == &rq->bvt.coop.lv))
 		bvt_coop_enqueued(rq, p);
+	if (unlikely(bt->qas))
+		bvt_qas_enqueued(rq, p);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running + 1);
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load + se->weight);
 	bvt_account_queued(rq, bt, 1);
@@ -1015,6 +1038,8 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	}
 	bvt_dequeue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
+	if (unlikely(bt->qas))
+		bvt_qas_dequeued(rq, p);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running - 1);
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load - se->weight);
 	bvt_account_queued(rq, bt, -1);
@@ -1077,7 +1102,7 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 
 	update_curr_bvt(rq);
 	rq->bvt.plan_pick = NULL;
-	if (unlikely(rq->bvt.plan)) {
+	if (unlikely(bvt_planned(rq))) {
 		rq->bvt.plan_pick = bvt_plan_pick(rq);
 		if (rq->bvt.plan_pick)
 			return bvt_plan_picked(rq, rq->bvt.plan_pick);
@@ -1248,8 +1273,8 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	cpufreq_update_util(rq, 0);
-	if (unlikely(rq->bvt.plan)) {
-		/* The plan's timer ends reserved and constraint time. */
+	if (unlikely(bvt_planned(rq))) {
+		/* The plan's timers end reserved, constraint and part time. */
 		if (rq->bvt.plan_curr == p)
 			return;
 		if (bvt_plan_yields(rq))
@@ -1850,6 +1875,8 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	/* Neither a reservation nor a constraint is inherited. */
 	bt->rsv = NULL;
 	bt->tc = NULL;
+	bt->qas = NULL;
+	init_task_work(&bt->qas_work, bvt_qas_work_fn);
 	memset(&bt->coop, 0, sizeof(bt->coop));
 	RB_CLEAR_NODE(&bt->coop.dl_node);
 	RB_CLEAR_NODE(&bt->coop.ev_node);
@@ -1892,6 +1919,8 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->slot_owner = NULL;
 	bvt_rq->tcs = RB_ROOT_CACHED;
 	bvt_rq->nr_tcs = 0;
+	bvt_rq->qas_parts = RB_ROOT_CACHED;
+	bvt_rq->nr_qas = 0;
 	bvt_rq->plan_pick = NULL;
 	bvt_rq->plan_curr = NULL;
 	bvt_rq->home_push = NULL;
@@ -2191,9 +2220,11 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 
 	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
 		return 0;
-	/* Leaving the class ends the CPU reservation (qas.c). */
-	if (!bvt_policy(policy))
+	/* Leaving the class ends the CPU reservation and QAS set (qas.c). */
+	if (!bvt_policy(policy)) {
+		bvt_qas_stop(task_rq(p), p);
 		bvt_rsv_release(p);
+	}
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))
 		new = attr->sched_bvt_weight;
 	if (new == old)
@@ -2359,6 +2390,7 @@ static void bvt_seq_ms(struct seq_file *m, const char *name, u64 ns)
 #include "coop_poll.c"
 #include "pbs.c"
 #include "qas.c"
+#include "qas_set.c"
 
 #ifdef CONFIG_SCHED_BVT_KUNIT_TEST
 #include "bvt_test.c"

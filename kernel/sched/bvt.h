@@ -15,6 +15,7 @@
 #include <linux/sched/bvt.h>
 #include <linux/smp_types.h>
 #include <uapi/linux/sched.h>
+#include <uapi/linux/sched_bvt.h>
 
 struct rq;
 struct sched_attr;
@@ -128,6 +129,12 @@ struct bvt_rsv {
 	u64				period;		/* granted, ns */
 	u64				ran;		/* reserved time run, ns */
 	unsigned long			nr_exhausted;	/* slots it ran to the end */
+	/*
+	 * A QAS mandatory part's (qas_set.c): @window_amount in every window
+	 * of @window ns, however the plan grants it; 0: a reservation as asked.
+	 */
+	u64				window;
+	u64				window_amount;
 	int				cpu;
 	struct list_head		node;		/* in its CPU's list */
 	struct irq_work			irq_work;	/* frees its slots */
@@ -151,6 +158,47 @@ struct bvt_tc {
 	unsigned long			nr_begun;
 	unsigned long			nr_accepted;
 	unsigned long			nr_missed;
+	struct rcu_head			rcu;
+};
+
+/* One part of a QAS reservation set (qas_set.c). */
+struct bvt_qas_part {
+	u64				amount;		/* ns of each period */
+	u32				rank;		/* 0: mandatory, else 1 + prio */
+	unsigned long			nr_overruns;
+	unsigned long			nr_period_ends;
+};
+
+/*
+ * A periodic thread's QAS reservation set (qas_set.c): changed under its
+ * rq lock; allocated by its first BVT_CTL_QAS_PERIOD, freed at its exit.
+ */
+struct bvt_qas {
+	struct rb_node			node;		/* in bvt_rq::qas_parts */
+	struct task_struct		*task;
+	struct hrtimer			timer;		/* at period starts */
+	u64				period;
+	u64				period_start;	/* CLOCK_MONOTONIC */
+	u64				part_exec;	/* sum_exec at part start */
+	u64				seq;		/* periods started */
+	u64				begun;		/* periods begun */
+	u32				flags;		/* SCHED_BVT_QAS_* */
+	int				signal;
+	unsigned int			nr_parts;
+	unsigned int			part;		/* nr_parts: none left */
+	unsigned int			active;		/* not ended */
+	unsigned int			started;	/* first period begun */
+	unsigned int			queued;		/* in qas_parts */
+	unsigned int			waiting;	/* for the next period */
+	unsigned int			restrict_wait;	/* used up, RESTRICT */
+	/* BVT_QAS_WORK_QUEUED, and notifications yet to send */
+	unsigned long			work;
+	unsigned long			pending;
+	unsigned long			nr_periods;
+	unsigned long			nr_overruns;
+	unsigned long			nr_period_ends;
+	unsigned long			nr_mandatory_misses;
+	struct bvt_qas_part		parts[SCHED_BVT_QAS_PARTS_MAX];
 	struct rcu_head			rcu;
 };
 
@@ -235,6 +283,9 @@ struct bvt_rq {
 	struct task_struct		*plan_curr;
 	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
 	struct task_struct		*home_push;
+	/* threads in a QAS part (qas_set.c), runnable here, by rank */
+	struct rb_root_cached		qas_parts;
+	unsigned int			nr_qas;
 };
 
 #ifdef CONFIG_SCHED_BVT

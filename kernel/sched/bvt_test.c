@@ -89,17 +89,21 @@ static void bvt_test_unwarp_wait(struct kunit *test)
 static void bvt_test_allowance_in_real_time(struct kunit *test)
 {
 	const u64 c = 3 * NSEC_PER_MSEC;
-	struct sched_bvt_entity curr, next;
+	/* Two entities are too much for a kernel stack frame. */
+	struct sched_bvt_entity *curr, *next;
 
-	bvt_test_entity_init(&next, 0, 1024);
+	curr = kunit_kzalloc(test, 2 * sizeof(*curr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, curr);
+	next = curr + 1;
+	bvt_test_entity_init(next, 0, 1024);
 	/* At weight 3072, 3 ms of real time is 1 ms of virtual time. */
-	bvt_test_entity_init(&curr, NSEC_PER_MSEC, 3072);
-	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr.se, &next.se, c));
-	curr.se.avt = NSEC_PER_MSEC + 1;
-	KUNIT_EXPECT_TRUE(test, bvt_allowance_used(&curr.se, &next.se, c));
+	bvt_test_entity_init(curr, NSEC_PER_MSEC, 3072);
+	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr->se, &next->se, c));
+	curr->se.avt = NSEC_PER_MSEC + 1;
+	KUNIT_EXPECT_TRUE(test, bvt_allowance_used(&curr->se, &next->se, c));
 	/* At weight 1024 the same entity may run on to 3 ms. */
-	curr.se.weight = 1024;
-	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr.se, &next.se, c));
+	curr->se.weight = 1024;
+	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr->se, &next->se, c));
 }
 
 static void bvt_test_timeline_and_svt(struct kunit *test)
@@ -854,6 +858,53 @@ static void bvt_test_rsv_grant(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r.period % 32, 0);
 }
 
+/*
+ * A QAS mandatory part: its amount in every window of its period, from
+ * the least amount per granted period that guarantees it.
+ */
+static void bvt_test_rsv_window(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_plan_req r;
+	u64 p, w, t, a, k, rem, got;
+
+	/* The same period: the amount itself. */
+	KUNIT_EXPECT_EQ(test, bvt_plan_window_amount(10 * ms, 40 * ms, 40 * ms),
+			10 * ms);
+	/* Halves: half of it in each. */
+	KUNIT_EXPECT_EQ(test, bvt_plan_window_amount(10 * ms, 40 * ms, 20 * ms),
+			5 * ms);
+	/* 30 ms on 16: 6 of every 16 holds 6 + (6 - 2) = 10 in any 30. */
+	KUNIT_EXPECT_EQ(test, bvt_plan_window_amount(10 * ms, 30 * ms, 16 * ms),
+			6 * ms);
+	/* 20 in 30: 11 of every 16, 11 + (11 - 2). */
+	KUNIT_EXPECT_EQ(test, bvt_plan_window_amount(20 * ms, 30 * ms, 16 * ms),
+			11 * ms);
+	/* Minimal and sufficient, by the bound it is made from. */
+	for (p = 1 * ms; p <= 40 * ms; p += 3 * ms) {
+		for (t = p; t <= 100 * ms; t += 7 * ms) {
+			for (w = 100 * 1000; w < t; w += t / 5) {
+				a = bvt_plan_window_amount(w, t, p);
+				if (a > p)
+					continue;
+				k = t / p;
+				rem = t - k * p;
+				got = k * a + (a > p - rem ? a - (p - rem) : 0);
+				KUNIT_EXPECT_GE(test, got, w);
+				a--;
+				got = k * a + (a > p - rem ? a - (p - rem) : 0);
+				KUNIT_EXPECT_LT(test, got, w);
+			}
+		}
+	}
+	/* On a 10 ms base 480 ms is granted 320, and 100 of it holds 100 in 480. */
+	r = (struct bvt_plan_req){ 100 * ms, 480 * ms, NULL, true };
+	KUNIT_ASSERT_TRUE(test, bvt_plan_grant(10 * ms, &r));
+	KUNIT_EXPECT_EQ(test, r.period, 320 * ms);
+	KUNIT_EXPECT_EQ(test, r.amount,
+			bvt_plan_window_amount(100 * ms, 480 * ms, 320 * ms));
+}
+
 /* @owner's time in each of its periods of @plan's hyperperiod. */
 static bool bvt_test_plan_holds(const struct bvt_plan *plan,
 				const struct bvt_rsv *owner, u64 amount,
@@ -988,6 +1039,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_pbs_sampled),
 	KUNIT_CASE(bvt_test_pbs_predicted),
 	KUNIT_CASE(bvt_test_rsv_grant),
+	KUNIT_CASE(bvt_test_rsv_window),
 	KUNIT_CASE(bvt_test_rsv_plan),
 	KUNIT_CASE(bvt_test_tc_feasible),
 	{ }

@@ -42,6 +42,7 @@ struct bvt_plan_req {
 	u64			amount;
 	u64			period;
 	struct bvt_rsv		*owner;
+	bool			window;
 };
 
 /*
@@ -74,8 +75,29 @@ static u64 bvt_plan_period(u64 base, u64 period)
 }
 
 /*
+ * The least amount of every @period that holds @amount in every window of
+ * @window >= @period ns, as a QAS mandatory part needs in its periods,
+ * whatever their phase.  Slots at the same offsets in every period give
+ * each window of @period exactly the amount a, and a window of r <
+ * @period at least a - (@period - r): a window of @window, k periods and
+ * r, holds at least k * a + max(0, a - (@period - r)).  More than
+ * @period if no amount does.
+ */
+static u64 bvt_plan_window_amount(u64 amount, u64 window, u64 period)
+{
+	u64 k = div64_u64(window, period), r = window - k * period, a, b;
+
+	a = DIV64_U64_ROUND_UP(amount, k);
+	if (!r)
+		return a;
+	b = max(period - r, DIV64_U64_ROUND_UP(amount + period - r, k + 1));
+	return min(a, b);
+}
+
+/*
  * Grant @req on a plan of base @base: its period and amount as said
- * above.  Returns false if no period fits.
+ * above, or for a window, as bvt_plan_window_amount() says.  Returns
+ * false if no period fits.
  */
 static bool bvt_plan_grant(u64 base, struct bvt_plan_req *req)
 {
@@ -84,7 +106,12 @@ static bool bvt_plan_grant(u64 base, struct bvt_plan_req *req)
 	if (!period)
 		return false;
 	/* Both are below 2^32 (SCHED_BVT_RSV_PERIOD_MAX): no overflow. */
-	req->amount = DIV64_U64_ROUND_UP(req->amount * period, req->period);
+	if (req->window)
+		req->amount = bvt_plan_window_amount(req->amount, req->period,
+						     period);
+	else
+		req->amount = DIV64_U64_ROUND_UP(req->amount * period,
+						 req->period);
 	req->period = period;
 	return req->amount <= period;
 }
@@ -504,6 +531,28 @@ static struct bvt_plan *bvt_plan_with(int cpu, const struct bvt_plan *cur,
 	return plan;
 }
 
+/* QAS reservation sets, on these reservations: qas_set.c. */
+static bool bvt_qas_mandatory(struct task_struct *p);
+static struct task_struct *bvt_qas_pick(struct rq *rq);
+static bool bvt_qas_wants(struct rq *rq, struct task_struct *p);
+static void bvt_qas_exit(struct task_struct *p);
+static void bvt_qas_proc_show(struct task_struct *p, struct seq_file *m);
+static long bvt_ctl_qas(unsigned int op, pid_t pid, void __user *uarg);
+
+/*
+ * The thread that @owner's slot is for: its own, unless it is a QAS
+ * mandatory part's and the thread is past that part (its slots are then
+ * the plan's free time).  Read without its rq lock, as a hint, elsewhere.
+ */
+static inline struct task_struct *bvt_rsv_task(const struct bvt_rsv *owner)
+{
+	struct task_struct *p = READ_ONCE(owner->task);
+
+	if (unlikely(owner->window) && p && !bvt_qas_mandatory(p))
+		return NULL;
+	return p;
+}
+
 /*
  * The owner of @rq's current slot: a reservation, the idle one, or NULL.
  * Kept in the rq, where other CPUs read it as a hint (bvt_plan_home()).
@@ -784,8 +833,9 @@ static struct task_struct *bvt_tc_pick(struct rq *rq, u64 now)
 /*
  * What @rq's plan runs now: the owner of the current slot if it is
  * runnable here, else in free time (or a slot its owner leaves unused)
- * the constraint that comes first.  NULL: the BVT tree decides, after
- * fair tasks in the idle reservation's time (bvt_plan_yields()).
+ * the constraint that comes first, then the QAS part that comes first.
+ * NULL: the BVT tree decides, after fair tasks in the idle reservation's
+ * time (bvt_plan_yields()).
  */
 static struct task_struct *bvt_plan_pick(struct rq *rq)
 {
@@ -795,13 +845,16 @@ static struct task_struct *bvt_plan_pick(struct rq *rq)
 	if (bvt_rsv_is_idle(owner))
 		return NULL;
 	if (owner) {
-		p = READ_ONCE(owner->task);
+		p = bvt_rsv_task(owner);
 		if (p && bvt_plan_runnable(rq, p))
 			return p;
 	}
-	if (RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root))
-		return NULL;
-	return bvt_tc_pick(rq, ktime_get_ns());
+	if (!RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root)) {
+		p = bvt_tc_pick(rq, ktime_get_ns());
+		if (p)
+			return p;
+	}
+	return bvt_qas_pick(rq);
 }
 
 /*
@@ -868,14 +921,14 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
 	if (bvt_rsv_is_idle(owner))
 		return false;
 	if (owner) {
-		q = READ_ONCE(owner->task);
+		q = bvt_rsv_task(owner);
 		if (q == p)
 			return true;
 		if (q && bvt_plan_runnable(rq, q))
 			return false;
 	}
 	if (!tc || tc->cpu != cpu_of(rq) || !bvt_tc_wants(tc, ktime_get_ns()))
-		return false;
+		return bvt_qas_wants(rq, p);
 	/* In free time, before a thread of the tree or a later deadline. */
 	if (rq->bvt.plan_curr != curr)
 		return true;
@@ -895,7 +948,7 @@ static int bvt_plan_home(struct task_struct *p)
 	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
 	int cpu;
 
-	if (rsv) {
+	if (rsv && bvt_rsv_task(rsv) == p) {
 		cpu = READ_ONCE(rsv->cpu);
 		if (READ_ONCE(cpu_rq(cpu)->bvt.slot_owner) == rsv)
 			return cpu;
@@ -919,7 +972,7 @@ static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf)
 
 	if (!owner || bvt_rsv_is_idle(owner))
 		return;
-	p = READ_ONCE(owner->task);
+	p = bvt_rsv_task(owner);
 	if (!p || task_rq(p) == rq || !task_on_rq_queued(p) ||
 	    !cpumask_test_cpu(cpu_of(rq), p->cpus_ptr))
 		return;
@@ -1142,6 +1195,12 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	old = rq->bvt.plan;	/* stable: only changed under the mutex */
 	if (old == per_cpu(bvt_idle_plan, cpu))
 		old = NULL;
+	/* A QAS mandatory part is granted anew from what it needs. */
+	if (rsv->window) {
+		req.amount = rsv->window_amount;
+		req.period = rsv->window;
+		req.window = true;
+	}
 	if (!bvt_plan_grant(old ? old->base : 0, &req))
 		return -EBUSY;
 	plan = bvt_plan_with(cpu, old, &req);
@@ -1458,8 +1517,10 @@ void bvt_task_exit(struct task_struct *p)
 {
 	struct bvt_rsv *rsv;
 
-	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc)))
+	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc) &&
+		   !READ_ONCE(p->bvt.qas)))
 		return;
+	bvt_qas_exit(p);
 	rsv = bvt_rsv_unlink(p);
 	if (rsv)
 		bvt_rsv_free(rsv);
@@ -1482,8 +1543,14 @@ void bvt_task_dead(struct task_struct *p)
 	bvt_tc_release(p);
 }
 
-/* Reserve for @p: the placement of bvt_ctl(BVT_CTL_RESERVE). */
-static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
+static bool bvt_qas_takes_rsv(struct task_struct *p);
+
+/*
+ * Reserve for @p: the placement of bvt_ctl(BVT_CTL_RESERVE), and with a
+ * @window (its period), of a QAS mandatory part of @arg->amount.
+ */
+static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
+			   u64 window)
 {
 	int *cpus, n, i, ret = -EBUSY, err;
 	struct bvt_rsv *rsv;
@@ -1498,6 +1565,8 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
 	rsv = bvt_rsv_alloc(&cpus);
 	if (!rsv)
 		return -ENOMEM;
+	rsv->window = window;
+	rsv->window_amount = window ? arg->amount : 0;
 
 	/* The slots of reservations ended by exit are free first. */
 	flush_workqueue(bvt_rsv_wq);
@@ -1528,7 +1597,7 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg)
 		if (!cpumask_test_cpu(rsv->cpu, p->cpus_ptr))
 			ret = -EAGAIN;
 		else if (p->policy != SCHED_BVT || (p->flags & PF_EXITING) ||
-			 p->bvt.rsv)
+			 p->bvt.rsv || (window && !bvt_qas_takes_rsv(p)))
 			ret = -ESRCH;
 		if (!ret) {
 			WRITE_ONCE(rsv->task, p);
@@ -1593,6 +1662,8 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 	to = bvt_rsv_alloc(&cpus);
 	if (!to)
 		return -ENOMEM;
+	to->window = rsv->window;
+	to->window_amount = rsv->window_amount;
 	n = bvt_rsv_cpu_order(mask, cpus);
 	for (i = 0; i < n && ret; i++) {
 		if (cpus[i] == rsv->cpu)
@@ -1711,6 +1782,7 @@ void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
 	struct bvt_rsv *rsv;
 	struct bvt_tc *tc;
 
+	bvt_qas_proc_show(p, m);
 	scoped_guard(raw_spinlock_irqsave, &bvt_rsv_lock) {
 		rsv = p->bvt.rsv;
 		if (rsv) {
@@ -1789,7 +1861,7 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		goto put;
 	switch (op) {
 	case BVT_CTL_RESERVE:
-		ret = p->policy == SCHED_BVT ? bvt_rsv_reserve(p, &arg) :
+		ret = p->policy == SCHED_BVT ? bvt_rsv_reserve(p, &arg, 0) :
 					       -EINVAL;
 		break;
 	case BVT_CTL_RELEASE:
@@ -1803,6 +1875,10 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		scoped_guard(mutex, &bvt_rsv_mutex) {
 			ret = -EBUSY;
 			if (bvt_tc_cpu(p) >= 0)
+				break;
+			/* A QAS mandatory part's ends with its set. */
+			rsv = READ_ONCE(p->bvt.rsv);
+			if (rsv && rsv->window)
 				break;
 			rsv = bvt_rsv_unlink(p);
 			if (rsv)
@@ -1894,6 +1970,8 @@ SYSCALL_DEFINE4(bvt_ctl, unsigned int, op, pid_t, pid, void __user *, uarg,
 	case BVT_CTL_TC_BEGIN:
 	case BVT_CTL_TC_END:
 		return bvt_ctl_tc(op, pid, uarg);
+	case BVT_CTL_QAS_PERIOD ... BVT_CTL_QAS_GET:
+		return bvt_ctl_qas(op, pid, uarg);
 	}
 	return -EINVAL;
 }

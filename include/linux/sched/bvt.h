@@ -61,6 +61,7 @@ struct bvt_entity {
 struct bvt_coop_domain;
 struct bvt_rsv;
 struct bvt_tc;
+struct bvt_qas;
 
 /*
  * A thread's part in the cooperation domain of its CPU (coop_poll(2)):
@@ -117,6 +118,9 @@ struct sched_bvt_entity {
 	/* its CPU reservation and time constraint (kernel/sched/qas.c) */
 	struct bvt_rsv			*rsv;
 	struct bvt_tc			*tc;
+	/* its QAS reservation set, and what notifies it (qas_set.c) */
+	struct bvt_qas			*qas;
+	struct callback_head		qas_work;
 };
 
 struct task_struct;

@@ -493,6 +493,65 @@ TRACE_EVENT(sched_bvt_tc_miss,
 		  __entry->left)
 );
 
+/*
+ * A QAS thread's part @part ended: @overrun, it ran its amount; else the
+ * thread went on to the next, or began its next period.
+ */
+TRACE_EVENT(sched_bvt_qas_part,
+
+	TP_PROTO(struct task_struct *p, unsigned int part, bool overrun),
+
+	TP_ARGS(p, part, overrun),
+
+	TP_STRUCT__entry(
+		__array(char,		comm,	TASK_COMM_LEN)
+		__field(pid_t,		pid)
+		__field(unsigned int,	part)
+		__field(bool,		overrun)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->part		= part;
+		__entry->overrun	= overrun;
+	),
+
+	TP_printk("comm=%s pid=%d part=%u overrun=%d",
+		  __entry->comm, __entry->pid, __entry->part, __entry->overrun)
+);
+
+/*
+ * Period @seq of a QAS thread started at @start (CLOCK_MONOTONIC ns); the
+ * one before ended in part @ended (the number of parts: in none).
+ */
+TRACE_EVENT(sched_bvt_qas_period,
+
+	TP_PROTO(struct task_struct *p, u64 seq, u64 start, unsigned int ended),
+
+	TP_ARGS(p, seq, start, ended),
+
+	TP_STRUCT__entry(
+		__array(char,		comm,	TASK_COMM_LEN)
+		__field(pid_t,		pid)
+		__field(u64,		seq)
+		__field(u64,		start)
+		__field(unsigned int,	ended)
+	),
+
+	TP_fast_assign(
+		memcpy(__entry->comm, p->comm, TASK_COMM_LEN);
+		__entry->pid		= p->pid;
+		__entry->seq		= seq;
+		__entry->start		= start;
+		__entry->ended		= ended;
+	),
+
+	TP_printk("comm=%s pid=%d seq=%llu start=%llu ended=%u",
+		  __entry->comm, __entry->pid, __entry->seq, __entry->start,
+		  __entry->ended)
+);
+
 #endif /* _TRACE_SCHED_BVT_H */
 
 /* This part must be outside protection */

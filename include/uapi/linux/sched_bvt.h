@@ -155,6 +155,53 @@ struct sched_bvt_coop {
  * constraint; @time_taken is the caller's run time from its begin (or its
  * start, if later) to now, ns.  ENOENT if none.
  *
+ * Quality-assuring scheduling (QAS, DROPS): a periodic thread holds a
+ * reservation set, parts of its period each used in turn, in the order
+ * reserved: a mandatory part first, if any, then optional parts.
+ * BVT_CTL_QAS_PERIOD, struct sched_bvt_qas: make SCHED_BVT thread @pid
+ * periodic, with @period, @flags (SCHED_BVT_QAS_RESTRICT) and @signal (the
+ * signal that notifies it, 0: none).  Needs CAP_SYS_NICE.  EEXIST if it
+ * has a set already.
+ * BVT_CTL_QAS_RESERVE, struct sched_bvt_qas_part: add a part to @pid's
+ * set, @amount ns of each period at @priority.  With
+ * SCHED_BVT_QAS_MANDATORY (the first part only) the amount is the worst
+ * case and is guaranteed in every period: it is admitted as a CPU
+ * reservation (see BVT_CTL_RESERVE; @cpu, @granted_amount and
+ * @granted_period return it) that holds @amount in any window of the
+ * period, and the part runs before every optional part.  Optional parts
+ * run in the time reservations and accepted constraints leave, before
+ * the BVT threads, by @priority (0 first; QMS: the lower the quality asked
+ * of a part, the later it comes).  @index returns the part's index.
+ * EBUSY: the mandatory part does not fit, or the set has begun (parts are
+ * reserved before the first BVT_CTL_QAS_BEGIN); ENOSPC: more than
+ * SCHED_BVT_QAS_PARTS_MAX parts; EINVAL: the parts' amounts would exceed
+ * the period, a mandatory part after the first; EEXIST: @pid has a CPU
+ * reservation of its own.
+ * BVT_CTL_QAS_BEGIN (@pid 0, @arg NULL): begin the caller's next period.
+ * The first call starts the periods, at once.  Later ones release what is
+ * left of the current period's parts and sleep until the next period
+ * starts, or return at once if one has started since the last call: the
+ * caller is late, and has been using that period's parts.  Returns the
+ * number of periods that started since the last call minus one (periods
+ * lost).  A signal interrupts the sleep (ERESTARTSYS).
+ * BVT_CTL_QAS_NEXT (@pid 0, @arg NULL): go on to the next part; returns
+ * its index, or the number of parts if the set is used up.
+ * A part ends when it has run its amount (an overrun: notified) or at
+ * BVT_CTL_QAS_NEXT, and the next one starts; once the last has ended the
+ * thread runs as the BVT thread it is until the next period, or with
+ * SCHED_BVT_QAS_RESTRICT waits for it (on its way back to user space).
+ * A period that ends with a part not ended is notified too, and each
+ * period starts with all the parts afresh, from the first.
+ * BVT_CTL_QAS_END: end @pid's periods and release its set; ENOENT if none.
+ * A change of policy and exit do too; exec keeps it; fork does not pass it.
+ * BVT_CTL_QAS_GET, struct sched_bvt_qas: @pid's set and its counters.
+ *
+ * A notification is the signal @signal, sent to the thread when it next
+ * returns to user space, with si_code SI_BVT_QAS_OVERRUN or
+ * SI_BVT_QAS_PERIOD and the part's index in si_value.sival_int.  A
+ * signal below SIGRTMIN is not queued twice: use a real-time signal to see
+ * every notification; the counters count them all.
+ *
  * See Documentation/scheduler/sched-bvt.rst.
  */
 enum {
@@ -163,6 +210,12 @@ enum {
 	BVT_CTL_GET_RSV		= 3,
 	BVT_CTL_TC_BEGIN	= 4,
 	BVT_CTL_TC_END		= 5,
+	BVT_CTL_QAS_PERIOD	= 6,
+	BVT_CTL_QAS_RESERVE	= 7,
+	BVT_CTL_QAS_BEGIN	= 8,
+	BVT_CTL_QAS_NEXT	= 9,
+	BVT_CTL_QAS_END		= 10,
+	BVT_CTL_QAS_GET		= 11,
 };
 
 struct sched_bvt_rsv {
@@ -199,5 +252,47 @@ struct sched_bvt_tc {
 #define SCHED_BVT_TC_END_PREV		0x01	/* end the current one first */
 #define SCHED_BVT_TC_ENDED		0x02	/* out: time_taken is set */
 #define SCHED_BVT_TC_MISSED		0x04	/* out: it ended past its deadline */
+
+struct sched_bvt_qas {
+	__u32	size;
+	__u32	flags;		/* SCHED_BVT_QAS_RESTRICT */
+	__u64	period;		/* ns */
+	__s32	signal;		/* notifies the thread; 0: none */
+	__u32	nr_parts;	/* out */
+	__u32	part;		/* out: the current one; nr_parts: none */
+	__u32	__reserved;
+	__u64	period_start;	/* out: of the current period, CLOCK_MONOTONIC */
+	__u64	nr_periods;	/* out: periods started */
+	__u64	nr_overruns;	/* out: parts ended by their amount */
+	__u64	nr_period_ends;	/* out: periods ended with a part not ended */
+	__u64	nr_mandatory_misses; /* out: ... in the mandatory part */
+};
+
+#define SCHED_BVT_QAS_SIZE_VER0		72	/* first published struct */
+
+#define SCHED_BVT_QAS_RESTRICT		0x01	/* used up: wait for the next */
+
+struct sched_bvt_qas_part {
+	__u32	size;
+	__u32	flags;		/* SCHED_BVT_QAS_MANDATORY */
+	__u64	amount;		/* ns of each period */
+	__u32	priority;	/* of an optional part: 0 runs first */
+	__s32	index;		/* out: in the set */
+	__s32	cpu;		/* out: the mandatory part's reservation */
+	__u32	__reserved;
+	__u64	granted_amount;	/* out: ... of every granted_period ns */
+	__u64	granted_period;
+};
+
+#define SCHED_BVT_QAS_PART_SIZE_VER0	48	/* first published struct */
+
+#define SCHED_BVT_QAS_MANDATORY		0x01	/* admitted: guaranteed */
+
+#define SCHED_BVT_QAS_PARTS_MAX		16
+#define SCHED_BVT_QAS_PRIO_MAX		255
+
+/* si_code of a notification (a negative code: si_value carries the index) */
+#define SI_BVT_QAS_OVERRUN	(-32)	/* the part ran its amount */
+#define SI_BVT_QAS_PERIOD	(-33)	/* the period ended in that part */
 
 #endif /* _UAPI_LINUX_SCHED_BVT_H */
