@@ -9,7 +9,7 @@
 set -u
 out=$1 bin=$2 mode=$3
 build=$(cd "$bin/.." && pwd)
-export BVTCTL=$build/bin/bvtctl
+export BVTCTL=$build/bin/bvtctl QAS_ADMIT=$build/bin/qas-admit
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
