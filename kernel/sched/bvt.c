@@ -204,6 +204,7 @@ static u64 bvt_qas_left(struct task_struct *p);
 static void bvt_qas_check(struct rq *rq);
 static void bvt_qas_stop(struct rq *rq, struct task_struct *p);
 static void bvt_qas_work_fn(struct callback_head *head);
+static void bvt_qas_exec(struct task_struct *p);
 #ifdef CONFIG_SMP
 static void bvt_plan_csd_fn(void *arg);
 #endif

@@ -740,6 +740,8 @@ void bvt_coop_exec(struct task_struct *p)
 {
 	if (READ_ONCE(p->bvt.coop.member))
 		bvt_coop_leave(p);
+	/* Its handlers are gone too: no more QAS notifications. */
+	bvt_qas_exec(p);
 }
 
 /* Read a struct sched_bvt_coop of any size, as sched_copy_attr() does. */

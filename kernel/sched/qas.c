@@ -760,7 +760,8 @@ static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 		update_rq_clock(rq);
 		update_curr_bvt(rq);
 		if (owner && !bvt_rsv_is_idle(owner) &&
-		    rq->bvt.plan_curr == rq->curr && owner == rq->curr->bvt.rsv)
+		    rq->bvt.plan_curr == rq->curr &&
+		    bvt_rsv_task(owner) == rq->curr)
 			ran = rq->curr;
 		/* Else a constraint starts: picking again is all there is. */
 		if (next_slot) {
@@ -878,7 +879,7 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
 	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
 
-	if (owner && owner == p->bvt.rsv)
+	if (owner && bvt_rsv_task(owner) == p)
 		owner->ran += delta;
 	else if (tc)
 		tc->left -= min(tc->left, delta);
@@ -894,7 +895,7 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
 	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
 
-	if ((owner && owner == p->bvt.rsv) || !tc)
+	if ((owner && bvt_rsv_task(owner) == p) || !tc)
 		return 0;
 	return tc->left;
 }
@@ -907,7 +908,7 @@ static void bvt_tc_check(struct rq *rq)
 	struct bvt_tc *tc = READ_ONCE(curr->bvt.tc);
 
 	if (rq->bvt.plan_curr == curr && tc && !tc->left &&
-	    !(owner && owner == curr->bvt.rsv))
+	    !(owner && bvt_rsv_task(owner) == curr))
 		resched_curr(rq);
 }
 
@@ -1537,10 +1538,20 @@ void bvt_task_exit(struct task_struct *p)
  */
 void bvt_task_dead(struct task_struct *p)
 {
-	if (likely(!p->bvt.rsv && !p->bvt.tc))
+	if (likely(!p->bvt.rsv && !p->bvt.tc && !p->bvt.qas))
 		return;
 	bvt_rsv_release(p);
 	bvt_tc_release(p);
+	/*
+	 * A set that BVT_CTL_QAS_PERIOD, racing with the exit, stored after
+	 * it: never begun (only its thread begins it), so no timer runs.
+	 */
+	if (p->bvt.qas) {
+		struct bvt_qas *qas = p->bvt.qas;
+
+		WRITE_ONCE(p->bvt.qas, NULL);
+		kfree_rcu(qas, rcu);
+	}
 }
 
 static bool bvt_qas_takes_rsv(struct task_struct *p);

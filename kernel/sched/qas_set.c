@@ -134,6 +134,8 @@ static bool bvt_qas_wants(struct rq *rq, struct task_struct *p)
 
 	if (!qas || !qas->queued)
 		return false;
+	if (rq->curr->sched_class != &bvt_sched_class)
+		return sched_class_above(&bvt_sched_class, rq->curr->sched_class);
 	if (rq->bvt.plan_curr != rq->curr)
 		return true;
 	cq = rq->curr->bvt.qas;
@@ -160,8 +162,9 @@ static u64 bvt_qas_left(struct task_struct *p)
  */
 static void bvt_qas_kick(struct task_struct *p, struct bvt_qas *qas)
 {
+	/* No allocation under the rq lock, as task_tick_mm_cid() asks. */
 	if (!test_and_set_bit(BVT_QAS_WORK_QUEUED, &qas->work) &&
-	    task_work_add(p, &p->bvt.qas_work, TWA_RESUME))
+	    task_work_add(p, &p->bvt.qas_work, TWA_RESUME | TWAF_NO_ALLOC))
 		clear_bit(BVT_QAS_WORK_QUEUED, &qas->work);
 }
 
@@ -336,9 +339,15 @@ static void bvt_qas_work_fn(struct callback_head *head)
 	rq = task_rq_lock(p, &rf);
 	wait = qas->restrict_wait;
 	seq = qas->seq;
+	/* Woken as BEGIN's waiter is: by the timer, END, a new set. */
+	qas->waiting = wait;
 	task_rq_unlock(rq, p, &rf);
-	if (wait)
-		bvt_qas_wait(qas, seq, TASK_KILLABLE | TASK_NOLOAD);
+	if (!wait)
+		return;
+	bvt_qas_wait(qas, seq, TASK_KILLABLE | TASK_NOLOAD);
+	rq = task_rq_lock(p, &rf);
+	qas->waiting = 0;
+	task_rq_unlock(rq, p, &rf);
 }
 
 /* End @p's periods, on its rq locked; its reservation is released apart. */
@@ -390,6 +399,24 @@ static void bvt_qas_end(struct task_struct *p, struct bvt_qas *qas)
 	}
 }
 
+/*
+ * exec: the new program has none of the old one's handlers, so its
+ * notifications stop (a signal it does not catch would kill it); the set
+ * and its counters go on.
+ */
+static void bvt_qas_exec(struct task_struct *p)
+{
+	struct rq_flags rf;
+	struct rq *rq;
+
+	if (likely(!READ_ONCE(p->bvt.qas)))
+		return;
+	rq = task_rq_lock(p, &rf);
+	p->bvt.qas->signal = 0;
+	p->bvt.qas->pending = 0;
+	task_rq_unlock(rq, p, &rf);
+}
+
 /* do_exit(): the thread's set ends and is freed. */
 static void bvt_qas_exit(struct task_struct *p)
 {
@@ -424,6 +451,9 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 			     sig_kernel_only(arg->signal))) ||
 	    p->flags & PF_KTHREAD)
 		return -EINVAL;
+	/* Signals for another thread would pass by kill's permissions. */
+	if (arg->signal && p != current)
+		return -EPERM;
 
 	guard(mutex)(&bvt_qas_mutex);
 	qas = p->bvt.qas;
@@ -519,8 +549,11 @@ static long bvt_qas_reserve(struct task_struct *p,
 	}
 
 	rq = task_rq_lock(p, &rf);
-	/* A change of policy may have ended the set meanwhile. */
-	ret = qas->active ? 0 : -ESRCH;
+	/*
+	 * A change of policy may have ended the set meanwhile, or BEGIN
+	 * (which takes no mutex) started it.
+	 */
+	ret = !qas->active ? -ESRCH : qas->started ? -EBUSY : 0;
 	if (!ret) {
 		arg->index = qas->nr_parts;
 		qas->parts[qas->nr_parts].amount = arg->amount;

