@@ -68,11 +68,6 @@ static int poll_out(struct sched_bvt_coop in, struct sched_bvt_coop *out)
 	return coop_poll(&in, out, 0) ? -errno : 0;
 }
 
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
 /*
  * Pin the caller to the test CPU and make it a best-effort BVT thread: a
  * member from its first coop_poll().

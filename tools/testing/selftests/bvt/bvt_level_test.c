@@ -19,11 +19,6 @@
 #define BE_WEIGHT	"kernel/sched_bvt_be_weight"
 #define RE_ADMITTED	"kernel/sched_bvt_re_admitted"
 
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
 static int child_status(pid_t pid)
 {
 	int status;

@@ -42,11 +42,6 @@
 #define FIG2_RUNS	3
 #define FIG2_TASKS	4
 
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
 static int read_text(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");

@@ -24,11 +24,6 @@
 #define MAX_RATIO	6.0
 #define ROUNDS		3
 
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
 /* One hold of the mutex; the controller releases the threads in turn. */
 struct pi_round {
 	pthread_mutex_t mutex;

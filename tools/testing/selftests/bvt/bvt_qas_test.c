@@ -28,18 +28,8 @@
 
 #include "../kselftest_harness.h"
 
-#ifndef __NR_bvt_ctl
-#define __NR_bvt_ctl	464
-#endif
-
 #define ADMITTED	"kernel/sched_bvt_rsv_admitted"
 #define MS		1000000ULL
-
-static inline long bvt_ctl(unsigned int op, pid_t pid, void *arg,
-			   unsigned int flags)
-{
-	return syscall(__NR_bvt_ctl, op, pid, arg, flags);
-}
 
 static int qas_period(pid_t pid, unsigned long long period, unsigned int flags,
 		      int sig)
@@ -82,16 +72,6 @@ static inline long qas_begin(void)
 static inline long qas_next(void)
 {
 	return bvt_ctl(BVT_CTL_QAS_NEXT, 0, NULL, 0);
-}
-
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
-static double mono_ms(void)
-{
-	return now_s() * 1e3;
 }
 
 static double cpu_ms(void)

@@ -30,18 +30,8 @@
 
 #include "../kselftest_harness.h"
 
-#ifndef __NR_bvt_ctl
-#define __NR_bvt_ctl	464
-#endif
-
 #define ADMITTED	"kernel/sched_bvt_rsv_admitted"
 #define MS		1000000ULL
-
-static inline long bvt_ctl(unsigned int op, pid_t pid, void *arg,
-			   unsigned int flags)
-{
-	return syscall(__NR_bvt_ctl, op, pid, arg, flags);
-}
 
 static int reserve(pid_t pid, unsigned long long amount,
 		   unsigned long long period, struct sched_bvt_rsv *out)
@@ -54,16 +44,6 @@ static int reserve(pid_t pid, unsigned long long amount,
 	if (out)
 		*out = r;
 	return ret;
-}
-
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
-static double mono_ms(void)
-{
-	return now_s() * 1e3;
 }
 
 FIXTURE(rsv) {

@@ -24,12 +24,6 @@
 #define MARGIN		0.05
 #define RUNS		3
 
-/* The CPU the one-CPU tests run on: the last, away from the shell's. */
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
 FIXTURE(share) {
 };
 

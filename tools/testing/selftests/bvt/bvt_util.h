@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/sched.h>
@@ -173,6 +174,29 @@ static inline double clock_s(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CLOCK_MONOTONIC, in ms. */
+static inline double mono_ms(void)
+{
+	return now_s() * 1e3;
+}
+
+/* The CPU the one-CPU tests run on: the last, away from the shell's. */
+static inline int test_cpu(void)
+{
+	return get_nprocs() - 1;
+}
+
+#ifndef __NR_bvt_ctl
+#define __NR_bvt_ctl	464
+#endif
+
+/* bvt_ctl(2) with every argument, errors included (no libc wrapper). */
+static inline long bvt_ctl(unsigned int op, pid_t pid, void *arg,
+			   unsigned int flags)
+{
+	return syscall(__NR_bvt_ctl, op, pid, arg, flags);
 }
 
 /* Take @cpu offline (0) or bring it back (1); -1 if that failed. */

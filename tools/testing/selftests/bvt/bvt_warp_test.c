@@ -21,11 +21,6 @@
 #define MS		NSEC_PER_MSEC
 #define TRACEFS		"/sys/kernel/tracing"
 
-static int test_cpu(void)
-{
-	return get_nprocs() - 1;
-}
-
 /* Median wake-up delay of @pr among two CPU-bound BVT peers. */
 static double periodic_delay(struct __test_metadata *_metadata,
 			     struct periodic *pr)
