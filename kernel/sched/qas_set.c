@@ -693,6 +693,7 @@ static void bvt_qas_proc_show(struct task_struct *p, struct seq_file *m)
 	if (likely(!READ_ONCE(p->bvt.qas)) || bvt_qas_get(p, &q))
 		return;
 	bvt_seq_ms(m, "bvt.qas.period", q.period);
+	seq_printf(m, "%-45s:%21u\n", "bvt.qas.flags", q.flags);
 	seq_printf(m, "%-45s:%21u\n", "bvt.qas.nr_parts", q.nr_parts);
 	seq_printf(m, "%-45s:%21llu\n", "bvt.qas.nr_periods", q.nr_periods);
 	seq_printf(m, "%-45s:%21llu\n", "bvt.qas.nr_overruns", q.nr_overruns);
