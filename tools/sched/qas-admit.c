@@ -9,6 +9,11 @@
  *   qas-admit [...] SPEC -- COMMAND...     run COMMAND with it
  *   qas-admit --bench                      the paper's Table 5/6 case
  *
+ * With --apply or a command, --restrict keeps the thread to its reserved
+ * time (SCHED_BVT_QAS_RESTRICT).  The set has no signal: the kernel takes
+ * one only from the thread itself, and exec drops it; the thread sees its
+ * part and period with BVT_CTL_QAS_GET.
+ *
  * SPEC has one task per line ('#' starts a comment):
  *
  *   task NAME period=T parts=C quality=Q [preempt=0|1] [w=W] [x=DIST] y=DIST
@@ -788,14 +793,14 @@ static void print(struct task **order, const char *method, int ret)
  * Give thread @tid the set of the one task: SCHED_BVT, its period, its
  * mandatory part (if any) and its optional parts' reservation.
  */
-static int apply(pid_t tid, const struct task *t, int sig)
+static int apply(pid_t tid, const struct task *t, unsigned int flags)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr), .sched_policy = SCHED_BVT,
 	};
 
 	if (syscall(SYS_sched_setattr, tid, &attr, 0) ||
-	    qas_set_period_of(tid, (__u64)t->period, 0, sig) < 0 ||
+	    qas_set_period_of(tid, (__u64)t->period, flags, 0) < 0 ||
 	    (t->w > 0 && qas_reserve_time_of(tid, (__u64)ceil(t->w), 0, 1,
 					     NULL) < 0) ||
 	    (t->r > 0 && qas_reserve_time_of(tid, (__u64)ceil(t->r), 0, 0,
@@ -857,7 +862,7 @@ static int bench(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"qas-admit [-v CLASSES] [-s PERIODS] [-c CAPACITY] [--signal N]\n"
+		"qas-admit [-v CLASSES] [-s PERIODS] [-c CAPACITY] [--restrict]\n"
 		"          [--apply TID] SPEC [-- COMMAND...]\n"
 		"qas-admit --bench\n");
 	exit(2);
@@ -868,7 +873,8 @@ int main(int argc, char **argv)
 	struct task *order[MAX_TASKS];
 	const char *spec = NULL, *method;
 	pid_t tid = 0;
-	int i, ret, sig = 0;
+	unsigned int flags = 0;
+	int i, ret;
 	char **cmd = NULL;
 
 	for (i = 1; i < argc; i++) {
@@ -882,8 +888,8 @@ int main(int argc, char **argv)
 			capacity = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "--apply") && i + 1 < argc) {
 			tid = atoi(argv[++i]);
-		} else if (!strcmp(argv[i], "--signal") && i + 1 < argc) {
-			sig = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--restrict")) {
+			flags |= SCHED_BVT_QAS_RESTRICT;
 		} else if (!strcmp(argv[i], "--")) {
 			cmd = argv + i + 1;
 			break;
@@ -894,7 +900,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!spec || classes < 10 || classes > 10000000 || capacity <= 0 ||
-	    capacity > 1 || (cmd && !*cmd))
+	    capacity > 1 || (cmd && !*cmd) || (flags && !tid && !cmd))
 		usage();
 	parse_spec(spec);
 	ret = admit(order, &method);
@@ -906,10 +912,12 @@ int main(int argc, char **argv)
 	if ((tid || cmd) && nr_tasks != 1)
 		die("%s", "--apply and a command take a spec of one task");
 	if (tid)
-		return apply(tid, &tasks[0], sig) ? 1 : 0;
+		return apply(tid, &tasks[0], flags) ? 1 : 0;
 	if (cmd) {
-		if (apply(0, &tasks[0], sig))
+		if (apply(0, &tasks[0], flags))
 			return 1;
+		/* The table must not be lost in the buffer exec drops. */
+		fflush(stdout);
 		execvp(cmd[0], cmd);
 		perror("qas-admit: exec");
 		return 127;

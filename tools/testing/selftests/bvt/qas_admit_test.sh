@@ -4,7 +4,8 @@
 # qas-admit computes QAS reservation times: small cases worked out by
 # hand (a fixed part time, the period's end, a two-valued distribution,
 # non-preemptible parts), refusals, and the model's predictions against
-# its own Monte-Carlo simulation for uniform and harmonic periods.
+# its own Monte-Carlo simulation for uniform and harmonic periods; and the
+# set it gives a command it starts and a running thread.
 
 DIR=$(dirname "$(readlink -f "$0")")
 . "$DIR/../kselftest/ktap_helpers.sh"
@@ -15,7 +16,7 @@ if [ ! -x "$QAS_ADMIT" ]; then
 	ktap_skip_all "no qas-admit at $QAS_ADMIT"
 	exit 4
 fi
-ktap_set_plan 8
+ktap_set_plan 10
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -99,5 +100,47 @@ for t in a b c; do
 		ok=false
 done
 result $ok
+
+# sched FILE NAME: the value of NAME in a /proc/PID/sched copy.
+sched() {
+	awk -F: -v n="$2" '{ gsub(/ /, "", $1) } $1 == n { gsub(/ /, "", $2); print $2 }' "$1"
+}
+
+# Giving a set takes CAP_SYS_NICE.
+if [ "$(id -u)" != 0 ]; then
+	ktap_test_skip "-- COMMAND: not root"
+	ktap_test_skip "--apply TID: not root"
+	ktap_finished
+	exit
+fi
+
+# The set it gives: SCHED_BVT, 40 ms periods, the mandatory part (w, the
+# worst case of x) and the optional parts' one reservation; restricted to
+# them (flags 1) if asked.
+printf '%s\n' "task a period=40ms parts=2 quality=0.5 x=const:3ms y=const:2ms" \
+	>"$tmp/spec"
+desc="-- COMMAND: the command runs in SCHED_BVT with the set"
+"$QAS_ADMIT" -v 1000 -s 0 --restrict "$tmp/spec" -- cat /proc/self/sched \
+	>"$tmp/out" 2>&1
+while read -r line; do ktap_print_msg "$desc: $line"; done \
+	< <(grep -e admitted -e '^a ' -e policy -e bvt.qas "$tmp/out")
+result test "$(grep -c '; admitted' "$tmp/out")" = 1 -a \
+	"$(sched "$tmp/out" policy)" = 8 -a \
+	"$(sched "$tmp/out" bvt.qas.period)" = 40.000000 -a \
+	"$(sched "$tmp/out" bvt.qas.flags)" = 1 -a \
+	"$(sched "$tmp/out" bvt.qas.nr_parts)" = 2
+
+desc="--apply TID: a running thread gets the set"
+sleep 600 &
+pid=$!
+"$QAS_ADMIT" -v 1000 -s 0 --apply $pid "$tmp/spec" >"$tmp/out" 2>&1
+rc=$?
+cp "/proc/$pid/sched" "$tmp/sched"
+kill $pid
+wait $pid 2>/dev/null
+ktap_print_msg "$desc: exit $rc, $(grep bvt.qas.nr_parts "$tmp/sched")"
+result test $rc = 0 -a "$(sched "$tmp/sched" policy)" = 8 -a \
+	"$(sched "$tmp/sched" bvt.qas.flags)" = 0 -a \
+	"$(sched "$tmp/sched" bvt.qas.nr_parts)" = 2
 
 ktap_finished
