@@ -65,6 +65,14 @@ if [ ! "$BUILD/bin/rialto" -nt "$TOP/repro/rialto.c" ] ||
 	gcc -O2 -Wall -pthread -isystem "$OBJ/usr/include" \
 		-o "$BUILD/bin/rialto" "$TOP/repro/rialto.c"
 fi
+if [ ! "$BUILD/bin/qas_player" -nt "$TOP/repro/qas_player.c" ] ||
+   [ ! "$BUILD/bin/qas_player" -nt "$TOP/repro/clock.h" ] ||
+   [ ! "$BUILD/bin/qas_player" -nt "$TOP/tools/sched/qas.h" ]; then
+	step "building the QAS player"
+	gcc -O2 -Wall -isystem "$OBJ/usr/include" \
+		-o "$BUILD/bin/qas_player" "$TOP/repro/qas_player.c" \
+		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
+fi
 clip=$BUILD/repro/clip-352x288.mpg
 if [ ! -f "$clip" ]; then
 	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
@@ -78,6 +86,16 @@ if [ ! -f "$iclip" ]; then
 	step "making an 8 s intra-only MPEG-2 clip from FFmpeg's test source"
 	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=176x144:rate=25 \
 		-t 8 -c:v mpeg2video -g 1 -q:v 3 "$iclip"
+fi
+# The QAS player's: 7 B frames after each I or P frame (open GOPs of 16
+# frames, no scene cuts), 50 fps, a constant quantizer: a period of 8
+# frames is 160 ms.  64 s: more than the 250 periods played.
+bclip=$BUILD/repro/clip-352x288-b7.mpg
+if [ ! -f "$bclip" ]; then
+	step "making a 64 s MPEG-2 clip with B frames from FFmpeg's test source"
+	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=352x288:rate=50 \
+		-t 64 -c:v mpeg2video -q:v 4 -g 16 -bf 7 \
+		-sc_threshold 1000000000 "$bclip"
 fi
 player=(--player "$BUILD/bin/player" --clip "$clip")
 case $exp in
@@ -131,6 +149,13 @@ rialto)
 	# Figures 4-4, 4-5, 4-6 and 4-8 traced for 10 s each (6 s short),
 	# then the micro-benchmarks 3 times (once short): 5 minutes.
 	args=(--rialto "$BUILD/bin/rialto" --dir "$guest") ;;
+qas)
+	# Table 1: 7 qualities, each measured for 250 periods of 160 ms
+	# (40 s) and played for as many: 10 minutes (100 periods short: 5).
+	runs=1
+	args=(--player "$BUILD/bin/qas_player" --admit "$BUILD/bin/qas-admit"
+	      --task "$BUILD/bin/task" --clip "$bclip" --dir "$guest")
+	[ "$variant" = short ] && args+=(--groups 100) ;;
 *)	args=() ;;
 esac
 

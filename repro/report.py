@@ -788,6 +788,72 @@ def rialto_plots(res, outdir):
     plt.close(f)
 
 
+def qas_table(res):
+    """QAS Table 1: quality asked, reservation, predicted and achieved;
+    the mandatory parts; what the worst case would have reserved."""
+    recs = res["runs_data"]
+    m0 = recs[0]["measured"]
+    nb = m0["b_frames"]
+    rows = [about(res) + ": %d periods of %g ms a row (a reference frame "
+            "and %d B frames), measured just before, beside a SCHED_OTHER "
+            "and a SCHED_BVT CPU hog, restricted to the reserved time\n" % (
+                res["groups"], m0["period_ms"], nb),
+            "| requested quality | reservation for the B frames (ms) "
+            "| predicted | simulated | replayed | achieved "
+            "| achieved - requested | cut as ruled "
+            "| decoded within the period "
+            "| mandatory late (player / kernel) | mandatory overruns "
+            "| mandatory part (ms) "
+            "| B frames' reservation vs the worst period's |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in recs:
+        m = r["measured"]
+        cut = r.get("cut_as_ruled")
+        rows.append("| %.2f | %.2f | %.4f | %.4f | %.4f | %.4f | %+.1f pp "
+                    "| %s | %.4f | %d / %d | %s | %.2f | %.0f %% |" % (
+                        r["quality"], r["reservation_ms"], r["predicted"],
+                        r["simulated"], r["replayed"], r["achieved"],
+                        100 * (r["achieved"] - r["quality"]),
+                        "-" if cut is None else "%.1f %%" % (
+                            100 * cut["share"]),
+                        r["achieved_in_time"], r["ref_late"],
+                        r["nr_mandatory_misses"],
+                        r.get("mand_overruns", "-"), m["mandatory_ms"],
+                        100 * r["reservation_ms"] /
+                        m["y_per_period"]["max_ms"]))
+    rows += ["", "The measurement before each row (CPU time, ms): reference "
+             "frame median and max; B frame median, SD and max; the %d B "
+             "frames of a period, median and max, and their SD against that "
+             "of independent frames; B frames by their place in the period "
+             "(median); and as played (the last one decoded of a period "
+             "includes its wait):" % nb, "",
+             "| requested quality | reference | B frame | B frames of a "
+             "period | SD vs independent | by place | by place, played |",
+             "|---|---|---|---|---|---|---|"]
+    for r in recs:
+        m = r["measured"]
+        rows.append("| %.2f | %.2f, %.2f | %.2f, %.2f, %.2f | %.2f, %.2f "
+                    "| %.2f | %s | %s |" % (
+                        r["quality"], m["x"]["median_ms"], m["x"]["max_ms"],
+                        m["y"]["median_ms"], m["y"]["sd_ms"],
+                        m["y"]["max_ms"], m["y_per_period"]["median_ms"],
+                        m["y_per_period"]["max_ms"],
+                        m["sd_total_vs_independent"],
+                        " ".join("%.2f" % v for v in m["y_by_position_ms"]),
+                        " ".join("%.2f" % v for v in
+                                 r["y_play_by_position_ms"])))
+    worst = [r["measured"]["y_per_period"]["max_ms"] for r in recs]
+    mand = [r["measured"]["mandatory_ms"] for r in recs]
+    rows += ["", "Worst case: the B frames of the worst period measured took "
+             "%.2f ms (median of the rows; %d times the worst B frame: %.2f "
+             "ms); reserved, with the mandatory part, %.1f %% of the CPU."
+             % (statistics.median(worst), nb, statistics.median(
+                 r["measured"]["worst_case_optional_ms"] for r in recs),
+                 100 * (statistics.median(worst) + statistics.median(mand)) /
+                 m0["period_ms"])]
+    return "\n".join(rows) + "\n"
+
+
 def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
@@ -813,6 +879,8 @@ def main():
         table = groupb_table(res)
     elif res["experiment"] == "rialto":
         table = rialto_table(res)
+    elif res["experiment"] == "qas":
+        table = qas_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
