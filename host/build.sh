@@ -2,16 +2,22 @@
 # Configure and build the kernel: allnoconfig + config/qemu.config (the small
 # QEMU guest, with SCHED_BVT) + config/debug.config (lockdep and friends).
 # "build.sh nobvt" builds the same configuration with SCHED_BVT off into a
-# separate directory, to show the series compiles away.
+# separate directory, to show the series compiles away; "build.sh prod"
+# the production kernel (config/production.config instead of the debug
+# options) into $PROD_OBJ, for the performance experiments.
 . "$(dirname "$0")/common.sh"
 
 variant=${1:-bvt}
 fragments=("$TOP/config/qemu.config" "$TOP/config/debug.config")
 obj=$OBJ
-if [ "$variant" = nobvt ]; then
-	fragments+=("$TOP/config/nobvt.config")
-	obj=$BUILD/obj-nobvt
-fi
+case $variant in
+bvt)	;;
+nobvt)	fragments+=("$TOP/config/nobvt.config")
+	obj=$BUILD/obj-nobvt ;;
+prod)	fragments=("$TOP/config/qemu.config" "$TOP/config/production.config")
+	obj=$PROD_OBJ ;;
+*)	die "usage: build.sh [bvt|nobvt|prod]" ;;
+esac
 
 cc=gcc
 if command -v ccache >/dev/null; then

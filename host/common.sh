@@ -12,6 +12,7 @@ KERNEL_VERSION=6.12.117
 
 SRC=$BUILD/linux			# patched source tree (a git repository)
 OBJ=$BUILD/obj				# kernel build output (make O=)
+PROD_OBJ=$BUILD/obj-prod		# the production kernel's (build.sh prod)
 VENV=$BUILD/venv
 VIRTME_NG_VERSION=1.42
 MATPLOTLIB_VERSION=3.9.2

@@ -5,8 +5,9 @@
 #
 # boots the kernel once, runs every configuration of EXPERIMENT in that boot
 # (repro/EXPERIMENT.py), and writes repro/results/EXPERIMENT[-short]/:
-# results.json (raw, with kernel, vCPUs and accelerator), table.md and PNG
-# plots (repro/report.py).  "short" is the quick variant "make demo" runs.
+# results.json (raw, with kernel, its config, vCPUs and accelerator),
+# table.md and PNG plots (repro/report.py).  "short" is the quick variant
+# "make demo" runs.
 . "$(dirname "$0")/common.sh"
 
 exp=${1:?usage: repro.sh EXPERIMENT [short]}
@@ -14,10 +15,24 @@ variant=${2:-}
 script=$TOP/repro/${exp//-/_}.py
 [ -f "$script" ] || die "no experiment $exp ($script)"
 
+# The performance experiments time the production kernel (build.sh prod:
+# no lockdep or other debug checks in the paths they time); the others,
+# and the programs' headers, use the test kernel.  KERNEL=prod or
+# KERNEL=debug overrides.
+case $exp in
+overhead|pbs|rialto|latency) kernel=${KERNEL:-prod} ;;
+*) kernel=${KERNEL:-debug} ;;
+esac
+[ "$kernel" = prod ] || [ "$kernel" = debug ] || die "KERNEL=prod or debug"
+
 "$TOP/host/setup.sh" repro
 "$TOP/host/prepare-tree.sh"
 "$TOP/host/build.sh"
 "$TOP/host/build-tests.sh"
+if [ "$kernel" = prod ]; then
+	"$TOP/host/build.sh" prod
+	export BVT_KERNEL=$PROD_OBJ/arch/x86/boot/bzImage
+fi
 
 cpus=2
 seconds=10 runs=3
@@ -172,10 +187,13 @@ mkdir -p "$guest"
 for f in trace.dat trace.txt; do
 	if [ -f "$guest/$f" ]; then cp "$guest/$f" "$out/"; fi
 done
-python3 - "$guest/results.json" "$(cat "$guest/accel")" "$out/results.json" <<'EOF'
+python3 - "$guest/results.json" "$(cat "$guest/accel")" "$out/results.json" \
+	"$kernel" <<'EOF'
 import json, sys
 res = json.load(open(sys.argv[1]))
 res["accel"] = sys.argv[2]
+res["config"] = {"prod": "production (config/qemu.config, production.config)",
+                 "debug": "test (config/qemu.config, debug.config)"}[sys.argv[4]]
 json.dump(res, open(sys.argv[3], "w"), indent=1)
 EOF
 "$VENV/bin/python" "$TOP/repro/report.py" "$out"

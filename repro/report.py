@@ -27,9 +27,13 @@ def spread(values, fmt):
 
 
 def about(res):
-    """What ran where: experiment, kernel, vCPUs and accelerator."""
-    return "%s: kernel %s, %d vCPU(s) (%s)" % (
-        res["experiment"], res["kernel"], res["vcpus"], res.get("accel", "?"))
+    """What ran where: experiment, kernel and its config, vCPUs and
+    accelerator."""
+    # Results from before the production kernel came from the test one.
+    config = res.get("config", "test")
+    return "%s: kernel %s (%s kernel), %d vCPU(s) (%s)" % (
+        res["experiment"], res["kernel"], config.split(" (")[0],
+        res["vcpus"], res.get("accel", "?"))
 
 
 def by_config(res):
@@ -83,29 +87,31 @@ def mpeg_grep_target(res):
 def overhead_table(res):
     policies = ("other", "bvt", "fifo")
 
-    def rows_of(key, unit, fmt, ratios):
+    def rows_of(key, unit, fmt, ratios, fifo):
         rows = []
         for group, ratio in ratios.items():
             t = {p: [r[unit] for r in res["runs_data"]
                      if str(r.get(key)) == group and r["policy"] == p]
                  for p in policies}
-            rows.append("| %s | %s | %.3f | %.3f |" % (
+            vs_fifo = "%.3f" % fifo[group]["bvt"] if group in fifo else "-"
+            rows.append("| %s | %s | %.3f | %.3f | %s |" % (
                 group, " | ".join(spread(t[p], fmt) for p in policies),
-                ratio["bvt"], ratio["fifo"]))
+                ratio["bvt"], ratio["fifo"], vs_fifo))
         return rows
 
     head = ("| SCHED_OTHER {u} | SCHED_BVT {u} | SCHED_FIFO {u} "
-            "| BVT / OTHER | FIFO / OTHER |")
+            "| BVT / OTHER | FIFO / OTHER | BVT / FIFO |")
     rows = [about(res) + ", %d run(s) each, alternating\n" % res["runs"],
-            "| benchmark " + head.format(u="(s)"), "|---" * 6 + "|"]
-    rows += rows_of("bench", "time_s", "%.3f", res["ratio"])
+            "| benchmark " + head.format(u="(s)"), "|---" * 7 + "|"]
+    rows += rows_of("bench", "time_s", "%.3f", res["ratio"],
+                    res.get("ratio_fifo", {}))
     if res.get("yield_ratio"):
         rows += ["", "Pick cost: N threads on one CPU calling sched_yield() "
                  "(a pick among N per call), time per call.\n",
                  "| runnable threads " + head.format(u="(us)"),
-                 "|---" * 6 + "|"]
+                 "|---" * 7 + "|"]
         rows += rows_of("threads", "us_per_yield", "%.2f",
-                        res["yield_ratio"])
+                        res["yield_ratio"], res.get("yield_ratio_fifo", {}))
     return "\n".join(rows) + "\n"
 
 
