@@ -22,7 +22,7 @@ script=$TOP/repro/${exp//-/_}.py
 # production one its last step's sched_setattr() to SCHED_DEADLINE was
 # refused (EBUSY), after its switch benchmark took a CPU offline and back.
 case $exp in
-overhead|pbs) kernel=${KERNEL:-prod} ;;
+overhead|pbs|latency) kernel=${KERNEL:-prod} ;;
 *) kernel=${KERNEL:-debug} ;;
 esac
 [ "$kernel" = prod ] || [ "$kernel" = debug ] || die "KERNEL=prod or debug"
@@ -89,6 +89,11 @@ if [ ! "$BUILD/bin/qas_player" -nt "$TOP/repro/qas_player.c" ] ||
 	gcc -O2 -Wall -isystem "$OBJ/usr/include" \
 		-o "$BUILD/bin/qas_player" "$TOP/repro/qas_player.c" \
 		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
+fi
+if [ ! "$BUILD/bin/latency_shim.so" -nt "$TOP/repro/latency_shim.c" ]; then
+	step "building cyclictest's policy shim"
+	gcc -O2 -Wall -shared -fPIC -isystem "$OBJ/usr/include" \
+		-o "$BUILD/bin/latency_shim.so" "$TOP/repro/latency_shim.c"
 fi
 clip=$BUILD/repro/clip-352x288.mpg
 if [ ! -f "$clip" ]; then
@@ -173,6 +178,14 @@ qas)
 	args=(--player "$BUILD/bin/qas_player" --admit "$BUILD/bin/qas-admit"
 	      --task "$BUILD/bin/task" --clip "$bclip" --dir "$guest")
 	[ "$variant" = short ] && args+=(--groups 100) ;;
+latency)
+	# cyclictest under 0..64 hogs a vCPU, 6 policies: 48 cells of 4 s,
+	# 3 runs (20 minutes).  The short variant: 0, 4 and 64 hogs, 2 s,
+	# one run.
+	args=(--shim "$BUILD/bin/latency_shim.so")
+	seconds=4
+	[ "$variant" = short ] && args+=(--loads 0,4,64) seconds=2
+	args+=(--seconds "$seconds") ;;
 *)	args=() ;;
 esac
 

@@ -860,6 +860,112 @@ def qas_table(res):
     return "\n".join(rows) + "\n"
 
 
+LATENCY_POLICIES = ("other", "other-1ms", "fifo", "deadline", "bvt",
+                    "bvt-warped")
+
+
+def latency_cells(res):
+    """{(load, policy): [records of the runs]}"""
+    cells = {}
+    for r in res["runs_data"]:
+        cells.setdefault((r["load"], r["policy"]), []).append(r)
+    return cells
+
+
+def latency_ratio(cells, load, policy, ref, key):
+    """The median over the runs of policy's key over ref's in that run."""
+    by_run = {r["run"]: r[key] for r in cells.get((load, ref), [])}
+    ratios = [r[key] / by_run[r["run"]]
+              for r in cells.get((load, policy), [])
+              if r[key] is not None and by_run.get(r["run"])]
+    return statistics.median(ratios) if ratios else None
+
+
+def latency_floor(cells, loads, policy, key):
+    """The first load at which policy's key leaves the floor (more than
+    twice SCHED_FIFO's at the same load: under TCG the host's scheduling
+    of the vCPUs raises every policy's p99 as soon as they are busy), and
+    the factor there and at the heaviest load."""
+    def med(load, p):
+        v = [r[key] for r in cells.get((load, p), [])]
+        return statistics.median(v) if v and None not in v else None
+
+    def times(load):
+        v, ref = med(load, policy), med(load, "fifo")
+        return "x%.1f" % (v / ref) if v and ref else "x?"
+
+    what = key.replace("_us", "")
+    for load in loads:
+        v, ref = med(load, policy), med(load, "fifo")
+        if ref and (v is None or v > 2 * ref):
+            return "%s from %d hogs/vCPU (%s SCHED_FIFO's), %s at %d" % (
+                what, load, times(load), times(loads[-1]), loads[-1])
+    return "%s within 2x SCHED_FIFO's at every load" % what
+
+
+def latency_table(res):
+    cells = latency_cells(res)
+    loads = res["loads"]
+    pols = [p for p in LATENCY_POLICIES if any(k[1] == p for k in cells)]
+    rows = [about(res) + ", cyclictest -t %d -i 1000 (us), %d s per cell, "
+            "%d run(s), policies rotating; hogs: stress-ng --cpu, "
+            "SCHED_OTHER (SCHED_BVT under the bvt policies)\n" % (
+                res["vcpus"], res["seconds"], res["runs"])]
+    for key, what in (("median_us", "Median"), ("p99_us", "p99")):
+        rows += ["%s wake-up latency (us), median over the runs "
+                 "(min..max):\n" % what,
+                 "| hogs/vCPU | " + " | ".join(pols) +
+                 " | bvt-warped / fifo |", "|---" * (len(pols) + 2) + "|"]
+        for load in loads:
+            ratio = latency_ratio(cells, load, "bvt-warped", "fifo", key)
+            rows.append("| %d | %s | %s |" % (load, " | ".join(
+                spread([r[key] for r in cells.get((load, p), [])], "%d")
+                for p in pols), "%.2f" % ratio if ratio else "-"))
+        rows.append("")
+    worst = [r for r in res["runs_data"] if r["overflows"]]
+    rows.append("Samples later than 0.5 s: %d in %d cell(s).\n" % (
+        sum(r["overflows"] for r in worst), len(worst)))
+    for p in ("other", "other-1ms"):
+        rows.append("- %s leaves the floor: %s; %s" % (
+            p, latency_floor(cells, loads, p, "median_us"),
+            latency_floor(cells, loads, p, "p99_us")))
+    return "\n".join(rows) + "\n"
+
+
+def latency_plots(res, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cells = latency_cells(res)
+    loads = res["loads"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, key, what in zip(axes, ("median_us", "p99_us"),
+                             ("median", "p99")):
+        for p in LATENCY_POLICIES:
+            xs, ys = [], []
+            for load in loads:
+                v = [r[key] for r in cells.get((load, p), [])
+                     if r[key] is not None]
+                if v:
+                    xs.append(load)
+                    ys.append(statistics.median(v))
+            if xs:
+                ax.plot(xs, ys, marker="o", label=p)
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_yscale("log")
+        ax.set_xticks(loads)
+        ax.set_xticklabels([str(x) for x in loads])
+        ax.set_xlabel("CPU hogs per vCPU")
+        ax.set_ylabel("%s wake-up latency (us)" % what)
+        ax.set_title("cyclictest %s, %s" % (what, res.get("accel", "?")))
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "latency.png"), dpi=110)
+    plt.close(fig)
+
+
 def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
@@ -887,6 +993,8 @@ def main():
         table = rialto_table(res)
     elif res["experiment"] == "qas":
         table = qas_table(res)
+    elif res["experiment"] == "latency":
+        table = latency_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
@@ -904,6 +1012,8 @@ def main():
         groupb_plot(res, outdir)
     if res["experiment"] == "rialto":
         rialto_plots(res, outdir)
+    if res["experiment"] == "latency":
+        latency_plots(res, outdir)
 
 
 if __name__ == "__main__":
