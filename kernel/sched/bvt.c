@@ -113,9 +113,14 @@ static inline u64 vt_min(u64 a, u64 b)
 	return vt_before(a, b) ? a : b;
 }
 
-/* The virtual time that @delta ns of real time at @weight is worth. */
+/*
+ * The virtual time that @delta ns of real time at @weight is worth.  Most
+ * threads and the best-effort level have the unit weight: no division.
+ */
 static inline u64 bvt_scale(u64 delta, u32 weight)
 {
+	if (likely(weight == BVT_WEIGHT_UNIT))
+		return delta;
 	return mul_u64_u32_div(delta, BVT_WEIGHT_UNIT, weight);
 }
 
