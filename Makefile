@@ -1,5 +1,5 @@
 # Host-side entry points; see README.md.
-.PHONY: demo check build series repro stress clean
+.PHONY: demo check build series repro stress deb clean
 
 demo:
 	host/demo.sh
@@ -26,6 +26,11 @@ repro:
 SECONDS ?= 60
 stress:
 	host/stress.sh $(SECONDS)
+
+# make deb [CONFIG=auto|distro|prod] [LOCALMODCONFIG=1]: Debian packages
+# of the patched kernel and of its tools, checked; see host/deb.sh.
+deb:
+	host/deb.sh
 
 clean:
 	rm -rf build

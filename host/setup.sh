@@ -2,7 +2,8 @@
 # Install what the build, the guest and the tests need: Debian packages and a
 # project-local virtualenv with virtme-ng.  Skips whatever is already there.
 # "setup.sh repro" also installs what the paper's experiments need (FFmpeg
-# and its libraries, lighttpd, matplotlib), which "make check" does not.
+# and its libraries, lighttpd, matplotlib), which "make check" does not;
+# "setup.sh deb" what "make bindeb-pkg" needs besides the build's.
 . "$(dirname "$0")/common.sh"
 
 PACKAGES=(
@@ -15,6 +16,7 @@ PACKAGES=(
 [ "${1:-}" = repro ] &&
 	PACKAGES+=(ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config
 		   lighttpd)
+[ "${1:-}" = deb ] && PACKAGES+=(dpkg-dev debhelper rsync)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -8,7 +8,9 @@
 
 DIR=$(dirname "$(readlink -f "$0")")
 . "$DIR/../kselftest/ktap_helpers.sh"
+# The source tree's build, or the installed one (sched-bvt-tools).
 BVTCTL=${BVTCTL:-$DIR/../../../sched/bvtctl}
+[ -x "$BVTCTL" ] || BVTCTL=$(command -v bvtctl || echo "$BVTCTL")
 
 ktap_print_header
 if [ ! -x "$BVTCTL" ]; then

@@ -9,7 +9,9 @@
 
 DIR=$(dirname "$(readlink -f "$0")")
 . "$DIR/../kselftest/ktap_helpers.sh"
+# The source tree's build, or the installed one (sched-bvt-tools).
 QAS_ADMIT=${QAS_ADMIT:-$DIR/../../../sched/qas-admit}
+[ -x "$QAS_ADMIT" ] || QAS_ADMIT=$(command -v qas-admit || echo "$QAS_ADMIT")
 
 ktap_print_header
 if [ ! -x "$QAS_ADMIT" ]; then
