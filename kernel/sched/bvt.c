@@ -1665,7 +1665,6 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 {
 	unsigned long load, least = rq->bvt.load - p->bvt.se.weight;
 	int cpu, target, this_cpu = cpu_of(rq), scan = BVT_SCAN_CPUS;
-	u64 now, allowance;
 
 	target = bvt_find_free(p, -1, this_cpu);
 	if (target >= 0)
@@ -1678,17 +1677,8 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 	 * without this wait, 27-32 % with it, and half as many pushes).  A
 	 * balance callback may find the clock not updated since the pick.
 	 */
-	now = READ_ONCE(rq->clock);
-	allowance = READ_ONCE(sysctl_sched_bvt_allowance_ns);
-	if (now - p->bvt.wait_start < allowance)
-		return -1;
-	/*
-	 * And at most one such move per allowance from a CPU: with many
-	 * threads waking each other (hackbench), loads change at every
-	 * switch, and a push at each pick made the class move 3 to 6 times
-	 * as many threads as EEVDF does.
-	 */
-	if ((s64)(now - rq->bvt.load_push_at) < 0)
+	if (READ_ONCE(rq->clock) - p->bvt.wait_start <
+	    READ_ONCE(sysctl_sched_bvt_allowance_ns))
 		return -1;
 	for_each_cpu_wrap(cpu, p->cpus_ptr, this_cpu) {
 		if (cpu == this_cpu || !cpu_active(cpu))
@@ -1701,8 +1691,6 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 			target = cpu;
 		}
 	}
-	if (target >= 0)
-		rq->bvt.load_push_at = now + allowance;
 	return target;
 }
 

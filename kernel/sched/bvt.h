@@ -260,7 +260,6 @@ struct bvt_rq {
 	unsigned int			overloaded;	/* in bvt_overload_mask */
 	unsigned long			load;		/* their total weight */
 	s64				curr_lag;	/* E - SVT of the running one */
-	u64				load_push_at;	/* rq clock: next push for load */
 	struct hrtimer			enforce_timer;	/* L, coop slice */
 #ifdef CONFIG_SMP
 	/* asks the CPU to update its enforce_timer (see bvt_enforce_arm()) */
