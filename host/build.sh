@@ -32,9 +32,7 @@ mkdir -p "$obj"
 cfgstamp=$( (cat "${fragments[@]}"; git -C "$SRC" rev-parse "HEAD^{tree}") | sha1sum | cut -c1-40)
 if [ "$(cat "$obj/.bvt-config-stamp" 2>/dev/null)" != "$cfgstamp" ]; then
 	step "configuring $variant kernel in $obj"
-	"${MAKE[@]}" allnoconfig >/dev/null
-	KCONFIG_CONFIG="$obj/.config" "$SRC/scripts/kconfig/merge_config.sh" \
-		-m -O "$obj" "$obj/.config" "${fragments[@]}" >/dev/null
+	merge_fragments "${fragments[@]}"
 	"${MAKE[@]}" olddefconfig >/dev/null
 	# Every option we asked for (the last fragment to name it wins) must
 	# have survived olddefconfig.

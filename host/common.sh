@@ -55,3 +55,11 @@ boot_guests() {
 			true
 	done
 }
+
+# merge_fragments FRAGMENT...: make allnoconfig plus the fragments into
+# $obj/.config, with the caller's $obj and MAKE (make -C $SRC O=$obj ...).
+merge_fragments() {
+	"${MAKE[@]}" -s allnoconfig >/dev/null
+	KCONFIG_CONFIG="$obj/.config" "$SRC/scripts/kconfig/merge_config.sh" \
+		-m -O "$obj" "$obj/.config" "$@" >/dev/null
+}

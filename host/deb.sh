@@ -65,10 +65,7 @@ if [ "$config" = distro ]; then
 			die "localmodconfig failed; see $out/localmodconfig.log"
 	fi
 else
-	"${MAKE[@]}" -s allnoconfig >/dev/null
-	KCONFIG_CONFIG="$obj/.config" "$SRC/scripts/kconfig/merge_config.sh" \
-		-m -O "$obj" "$obj/.config" "$TOP/config/qemu.config" \
-		"$TOP/config/production.config" >/dev/null
+	merge_fragments "$TOP/config/qemu.config" "$TOP/config/production.config"
 fi
 # The class on; a release of our own; no debug info (a distribution
 # config's would make a linux-image-dbg package of gigabytes); and none
