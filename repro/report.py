@@ -732,8 +732,10 @@ def rialto_table(res):
             s["switch_vs_other"].get(p, "1"), s["switch_vs_dl"].get(p, "1")))
     b = s["base_us"]
     rows += ["", "References (us, median): getppid() %.2f, sched_setattr() "
-             "to SCHED_DEADLINE %.1f, to SCHED_BVT %.1f." % (
-                 b["getppid_us"], b["setattr_dl_us"], b["setattr_bvt_us"]),
+             "to SCHED_DEADLINE %.1f, to SCHED_BVT %.1f; calls refused "
+             "(EBUSY) and tried again: %d." % (
+                 b["getppid_us"], b["setattr_dl_us"], b["setattr_bvt_us"],
+                 b.get("setattr_retries", 0)),
              "", "| operation | time (us) | x getppid() "
              "| x setattr(SCHED_DEADLINE) |", "|---|---|---|---|"]
     for cpus in (1, 2):

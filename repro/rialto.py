@@ -156,6 +156,18 @@ def ctxsw(args, policy):
             set_online(cpu, True)
 
 
+def dl_total_bw():
+    """The bandwidth SCHED_DEADLINE has admitted, as each CPU's root domain
+    counts it (SCHED_DEBUG's debugfs): what an EBUSY was measured
+    against."""
+    try:
+        with open("/sys/kernel/debug/sched/debug") as f:
+            return re.findall(r"^cpu#(\d+).*?dl_bw->total_bw\s*:\s*(-?\d+)",
+                              f.read(), re.M | re.S)
+    except OSError as e:
+        return str(e)
+
+
 def main():
     ap = procs.arguments(seconds=10, runs=3)
     ap.add_argument("--rialto", required=True)
@@ -188,7 +200,11 @@ def main():
     # (EBUSY), and a CPU that ctxsw takes offline then broke the deadline
     # class's inactive timer (a divide error): ctxsw runs before any.
     for r in range(args.runs):
-        rec = run([args.rialto, "base"])
+        try:
+            rec = run([args.rialto, "base"])
+        except RuntimeError as e:
+            raise RuntimeError("%s; SCHED_DEADLINE's total_bw by CPU: %s"
+                               % (e, dl_total_bw())) from e
         rec.update(run=r, bench="base")
         procs.record(result, rec)
     summarize(result)
@@ -244,6 +260,8 @@ def summarize(result):
     s["base_us"] = {k: med(b[k]["median"] for b in base.values())
                     for k in ("getppid_us", "setattr_dl_us",
                               "setattr_bvt_us")}
+    s["base_us"]["setattr_retries"] = sum(b.get("setattr_retries", 0)
+                                          for b in base.values())
     result["summary"] = s
 
 
