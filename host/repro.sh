@@ -16,13 +16,11 @@ script=$TOP/repro/${exp//-/_}.py
 [ -f "$script" ] || die "no experiment $exp ($script)"
 
 # The performance experiments time the production kernel (build.sh prod:
-# no lockdep or other debug checks in the paths they time); the others,
-# and the programs' headers, use the test kernel.  KERNEL=prod or
-# KERNEL=debug overrides.  rialto stays on the test kernel for now: on the
-# production one its last step's sched_setattr() to SCHED_DEADLINE was
-# refused (EBUSY), after its switch benchmark took a CPU offline and back.
+# no lockdep or other debug checks in the paths they time), rialto's
+# micro-benchmarks among them; the others, and the programs' headers, use
+# the test kernel.  KERNEL=prod or KERNEL=debug overrides.
 case $exp in
-overhead|pbs|latency) kernel=${KERNEL:-prod} ;;
+overhead|pbs|latency|rialto) kernel=${KERNEL:-prod} ;;
 *) kernel=${KERNEL:-debug} ;;
 esac
 [ "$kernel" = prod ] || [ "$kernel" = debug ] || die "KERNEL=prod or debug"
