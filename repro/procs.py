@@ -122,20 +122,23 @@ def median_ratios(records, group, config, value, ref):
     """For each value of the records' group field (a benchmark, a thread
     count): each config's value over ref's in the same run, the median
     over the runs.  Under TCG the times drift during a boot, and a run's
-    configurations, measured one after the other, drift together."""
+    configurations, measured one after the other, drift together.  A
+    value of None (not measured) pairs with nothing."""
     out = {}
     for g in sorted({r[group] for r in records}, key=str):
         runs = {}
         for r in records:
-            if r[group] == g:
+            if r[group] == g and r[value] is not None:
                 runs.setdefault(r["run"], {})[r[config]] = r[value]
         configs = []
         for t in runs.values():
             configs += [c for c in t if c != ref and c not in configs]
-        out[str(g)] = {
-            c: round(statistics.median(t[c] / t[ref] for t in runs.values()
-                                       if c in t and ref in t), 4)
-            for c in configs}
+        out[str(g)] = {}
+        for c in configs:
+            ratios = [t[c] / t[ref] for t in runs.values()
+                      if c in t and t.get(ref)]
+            if ratios:
+                out[str(g)][c] = round(statistics.median(ratios), 4)
     return out
 
 

@@ -14,6 +14,8 @@ import statistics
 import subprocess
 import sys
 
+import procs
+
 
 def spread(values, fmt):
     """'median' or 'median (min..max)' of values, each printed with fmt."""
@@ -874,15 +876,6 @@ def latency_cells(res):
     return cells
 
 
-def latency_ratio(cells, load, policy, ref, key):
-    """The median over the runs of policy's key over ref's in that run."""
-    by_run = {r["run"]: r[key] for r in cells.get((load, ref), [])}
-    ratios = [r[key] / by_run[r["run"]]
-              for r in cells.get((load, policy), [])
-              if r[key] is not None and by_run.get(r["run"])]
-    return statistics.median(ratios) if ratios else None
-
-
 def latency_floor(cells, loads, policy, key):
     """The first load at which policy's key leaves the floor (more than
     twice SCHED_FIFO's at the same load: under TCG the host's scheduling
@@ -918,8 +911,10 @@ def latency_table(res):
                  "(min..max):\n" % what,
                  "| hogs/vCPU | " + " | ".join(pols) +
                  " | bvt-warped / fifo |", "|---" * (len(pols) + 2) + "|"]
+        ratios = procs.median_ratios(res["runs_data"], "load", "policy",
+                                     key, "fifo")
         for load in loads:
-            ratio = latency_ratio(cells, load, "bvt-warped", "fifo", key)
+            ratio = ratios.get(str(load), {}).get("bvt-warped")
             rows.append("| %d | %s | %s |" % (load, " | ".join(
                 spread([r[key] for r in cells.get((load, p), [])], "%d")
                 for p in pols), "%.2f" % ratio if ratio else "-"))
