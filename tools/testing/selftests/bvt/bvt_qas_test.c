@@ -7,8 +7,9 @@
  *    set (END, a change of policy, exit) gives its mandatory part's
  *    reservation back; a child does not inherit a set;
  *  - the mandatory parts of 3 periodic threads complete in every one of
- *    200 periods (but one, under TCG) beside a CPU-bound fair thread and a
- *    warped CPU-bound BVT thread, which keep the rest of the CPU;
+ *    200 periods (but 4, under TCG's stalls) beside a CPU-bound fair
+ *    thread and a warped CPU-bound BVT thread, which keep the rest of the
+ *    CPU;
  *  - an optional part stops at its amount: restricted to its reserved
  *    time, a thread that spins gets its parts and waits for its next
  *    period, and the thread beside it gets the rest;
@@ -288,6 +289,19 @@ TEST_F(qas, fork_and_exit)
  * QAS application drops an optional frame; it records whether the
  * mandatory work was done before its period ended.
  */
+/*
+ * A mandatory part that ends more than this after its period's end, as the
+ * thread sees it, is late.  The kernel's count of mandatory misses is
+ * exact; the thread's view has the lateness of the period timer on top,
+ * which on a busy host running the guest under TCG was up to 11 ms (27
+ * periods of 600 ended after their ends in one make check run, none of
+ * them missed by the kernel's count).
+ */
+#define LATE_MS		25
+
+/* Mandatory parts one thread may see late in 200 periods: see below. */
+#define MISSES_MAX	4
+
 struct periodic_qas {
 	unsigned long long period, reserve_m, reserve_o;
 	unsigned int priority;
@@ -329,11 +343,11 @@ static void *periodic_qas_main(void *arg)
 		pq->lost += ret;
 		spin_cpu_ms(pq->mandatory_ms);
 		end = mono_ms() - (q.period_start + q.period) / 1e6;
-		if (end > 0 && pq->late < 4) {
+		if (end > LATE_MS && pq->late < 4) {
 			pq->late_at[pq->late] = i;
 			pq->late_lost[pq->late] = ret;
 		}
-		if (end > 0)
+		if (end > LATE_MS)
 			pq->late++;
 		if (end > pq->worst_ms)
 			pq->worst_ms = end;
@@ -408,20 +422,24 @@ TEST_F(qas, mandatory_parts_complete)
 			TH_LOG("  late in period %d, begun with %ld lost",
 			       pq[i].late_at[j], pq[i].late_lost[j]);
 		/*
-		 * None, but for one period in 200 (TCG): in one make check
-		 * run in four, the whole class stopped for a few ms, so that
-		 * two threads' mandatory parts ran past the same period's
-		 * end, counted missed by the kernel too.
+		 * None, but for a few periods in 200 (TCG): when the whole
+		 * class stops for longer than a period's slack, mandatory
+		 * parts run past their periods' ends whatever the class does,
+		 * and are counted missed by the kernel too.  In one make check
+		 * run in four a stop of a few ms did it to two threads in one
+		 * period; in a 4-vCPU boot one of 57 ms cost thread 0 three
+		 * of its 20 ms periods.  A reservation that did not hold
+		 * would miss most of them.
 		 */
-		EXPECT_GE(1, pq[i].late);
-		EXPECT_GE(1, pq[i].q.nr_mandatory_misses);
+		EXPECT_GE(MISSES_MAX, pq[i].q.nr_mandatory_misses);
+		EXPECT_GE(MISSES_MAX, pq[i].late);
 		late += pq[i].late;
 		EXPECT_LE(200, pq[i].q.nr_periods);
 		/* Their optional parts end by their amount or the period. */
 		EXPECT_LE(150, pq[i].q.nr_overruns + pq[i].q.nr_period_ends);
 	}
-	/* ... and not in more than 2 of all 600. */
-	EXPECT_GE(2, late);
+	/* ... and not in more than 6 of all 600 (1 %). */
+	EXPECT_GE(6, late);
 	TH_LOG("hogs over %.2f s: fair %.3f s, BVT %.3f s", hogs_wall_s,
 	       hogs[0].cpu_s, hogs[1].cpu_s);
 	EXPECT_LT(0.02 * hogs_wall_s, hogs[0].cpu_s);
@@ -515,10 +533,11 @@ TEST_F(qas, optional_part_stops_at_its_amount)
 	EXPECT_EQ(0, o.bad_notes);
 	/*
 	 * Its amount, 8 ms, with a margin for the enforcement timer, late
-	 * under TCG (0.5 to 1.3 ms in make check runs, at 4 ms).
+	 * under TCG (0.5 to 1.3 ms in make check runs, at 4 ms; 2 ms in the
+	 * median on a busy host): half the amount at most.
 	 */
 	EXPECT_LT(7.5, med);
-	EXPECT_GT(10.0, med);
+	EXPECT_GT(12.0, med);
 	EXPECT_LE(50, o.q.nr_overruns);
 	/* Waiting for its periods, 9 of every 40 ms: the hog has the rest. */
 	EXPECT_LT(0.5 * wall, hog.cpu_s);
@@ -674,7 +693,7 @@ static void *begin_main(void *arg)
 	struct sched_bvt_qas q;
 	double t;
 
-	if (become_bvt() || qas_period(0, 50 * MS, 0, 0) < 0 ||
+	if (become_bvt() || qas_period(0, 100 * MS, 0, 0) < 0 ||
 	    qas_reserve(0, 5 * MS, 0, false, NULL) < 0) {
 		o->err = errno;
 		return NULL;
@@ -691,8 +710,12 @@ static void *begin_main(void *arg)
 		return NULL;
 	}
 	o->second_ms = mono_ms() - t;
-	/* Asleep over the starts of the next two periods. */
-	usleep(120000);
+	/*
+	 * Asleep over the starts of the next two periods, to the middle of
+	 * the one after: 50 ms from either.
+	 */
+	while (mono_ms() < t + 350)
+		usleep((t + 350 - mono_ms()) * 1000);
 	t = mono_ms();
 	o->lost = qas_begin();
 	o->late_ms = mono_ms() - t;
@@ -711,11 +734,14 @@ TEST_F(qas, begin_blocks_until_the_period)
 	TH_LOG("first %.2f ms, second %.2f ms after the period started",
 	       o.first_ms, o.second_ms);
 	TH_LOG("late one %.2f ms, lost %ld", o.late_ms, o.lost);
-	EXPECT_GT(10, o.first_ms);
-	/* 50 ms, and TCG's late timers. */
-	EXPECT_LE(49.9, o.second_ms);
-	EXPECT_GT(65, o.second_ms);
-	EXPECT_GT(10, o.late_ms);
+	/*
+	 * At once, or a period of 100 ms later, with a margin of 40 ms for
+	 * TCG's late timers and host stalls.
+	 */
+	EXPECT_GT(40, o.first_ms);
+	EXPECT_LE(99.9, o.second_ms);
+	EXPECT_GT(140, o.second_ms);
+	EXPECT_GT(40, o.late_ms);
 	EXPECT_EQ(1, o.lost);
 }
 

@@ -376,9 +376,9 @@ static bool cpu_listed(const char *path, int cpu)
  * On a nohz_full CPU (make check's 4-CPU boot makes the test CPU one) the
  * tick stops while one task runs; with two BVT threads it must go on, or
  * the allowance C is never enforced.  Two hogs: each waits at most C and
- * a tick (4 ms) for its turn, asserted below 100 ms for TCG; without the
- * tick they took turns at the nohz_full CPU's residual tick, once a
- * second.
+ * a tick (4 ms) for its turn, asserted below 500 ms for TCG on a busy
+ * host; without the tick they took turns at the nohz_full CPU's residual
+ * tick, once a second.
  */
 TEST_F(share, allowance_holds_on_nohz_full)
 {
@@ -394,7 +394,7 @@ TEST_F(share, allowance_holds_on_nohz_full)
 	for (i = 0; i < 2; i++) {
 		TH_LOG("thread %d: share %.3f, longest wait %.1f ms", i,
 		       hog_share(hogs, 2, i), hogs[i].max_gap_s * 1000);
-		EXPECT_GT(0.1, hogs[i].max_gap_s);
+		EXPECT_GT(0.5, hogs[i].max_gap_s);
 		EXPECT_GE(hog_share(hogs, 2, i), 0.5 - MARGIN);
 	}
 }
