@@ -2070,10 +2070,9 @@ void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
 	bvt_params_changed(p);
 }
 
-void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
+static void bvt_params_to_attr(struct sched_attr *attr,
+			       const struct sched_bvt_params *params)
 {
-	const struct sched_bvt_params *params = &p->bvt.params;
-
 	attr->sched_bvt_weight = params->weight;
 	attr->sched_bvt_flags = params->flags;
 	attr->sched_bvt_warp = params->warp;
@@ -2081,15 +2080,22 @@ void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
 	attr->sched_bvt_unwarp = params->unwarp;
 }
 
+void __getparam_bvt(struct task_struct *p, struct sched_attr *attr)
+{
+	bvt_params_to_attr(attr, &p->bvt.params);
+}
+
 /*
  * A call that carries no BVT parameters, sched_setparam(2),
- * sched_setscheduler(2) or sched_setattr(2) with a struct older than
- * SCHED_ATTR_SIZE_VER2, keeps those of a thread already in SCHED_BVT, as
+ * sched_setscheduler(2) or sched_setattr(2) with a struct shorter than
+ * SCHED_ATTR_SIZE_VER2 (even one that ends inside the tail: what it has of
+ * the tail is ignored), keeps those of a thread already in SCHED_BVT, as
  * SCHED_FLAG_KEEP_PARAMS would; a thread entering the class with one gets
- * weight from nice and no warp.
+ * weight from nice and no warp, whatever its policy was.
  */
 void bvt_keep_params(struct task_struct *p, struct sched_attr *attr)
 {
+	static const struct sched_bvt_params none;
 	int policy = attr->sched_policy;
 
 	/* SETPARAM_POLICY (syscalls.c), the only negative one: no change. */
@@ -2097,6 +2103,8 @@ void bvt_keep_params(struct task_struct *p, struct sched_attr *attr)
 		policy = p->policy;
 	if (bvt_policy(policy) && task_has_bvt_policy(p))
 		__getparam_bvt(p, attr);
+	else
+		bvt_params_to_attr(attr, &none);
 }
 
 /*

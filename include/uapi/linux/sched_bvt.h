@@ -27,8 +27,10 @@
  *                         its warp ended before it may warp again,
  *                         0..SCHED_BVT_TIME_MAX.
  *
- * Callers passing an older, shorter struct sched_attr get all of these as 0:
- * weight from nice, no warp.  See Documentation/scheduler/sched-bvt.rst.
+ * A struct sched_attr shorter than SCHED_ATTR_SIZE_VER2 carries none of
+ * these, not even the part of them it covers: a thread entering SCHED_BVT
+ * with one gets all of them as 0, weight from nice and no warp, and one
+ * already in it keeps its own.  See Documentation/scheduler/sched-bvt.rst.
  */
 #ifndef _UAPI_LINUX_SCHED_BVT_H
 #define _UAPI_LINUX_SCHED_BVT_H

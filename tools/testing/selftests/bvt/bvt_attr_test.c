@@ -2,11 +2,13 @@
 /*
  * SCHED_BVT through sched_setattr(2) and sched_getattr(2): the VER2 tail
  * round-trips, bad input gets a clear errno, unprivileged callers may only
- * lower their claim, older struct sizes get weight-from-nice, and the
- * policy survives fork (or is stripped of privilege by RESET_ON_FORK).
+ * lower their claim, every struct size gets what the documentation says
+ * (older sizes: weight-from-nice), and the policy survives fork (or is
+ * stripped of privilege by RESET_ON_FORK).
  */
 #include "bvt_util.h"
 
+#include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -498,6 +500,333 @@ TEST(legacy_calls_after_a_custom_slice)
 	EXPECT_EQ(0, sched_setscheduler(0, SCHED_BVT, &sp));
 	EXPECT_EQ(0, sched_setparam(0, &sp));
 	expect_params(_metadata, &attr);
+}
+
+/*
+ * Every size of struct sched_attr, with the rule "Interface" in
+ * Documentation/scheduler/sched-bvt.rst states for it, whatever the policy
+ * the thread had:
+ *
+ *	0		taken as 48 bytes (VER0)
+ *	1..47		E2BIG
+ *	48..87		no BVT parameters: a thread entering the class gets
+ *			them all 0 (weight from nice, no warp), one already
+ *			in it keeps its own; what the struct has of the
+ *			tail is ignored, not even checked
+ *	88..page size	all of them, if every byte past the 88th is 0;
+ *			E2BIG if one is not
+ *	above		E2BIG
+ *
+ * and E2BIG writes the size the kernel knows, 88, in the caller's size.
+ * Each call is made by a fresh thread, set up in the variant's policy
+ * first, with a struct whose bytes past what its size covers are 0, and
+ * the tail it covers set to values that would show if they were taken.
+ */
+enum size_rule {
+	SIZE_E2BIG,
+	SIZE_NO_TAIL,
+	SIZE_TAIL,
+};
+
+static enum size_rule size_rule(unsigned long size, bool junk,
+				unsigned long page)
+{
+	if (size == 0)
+		return SIZE_NO_TAIL;		/* as 48 */
+	if (size < SCHED_ATTR_SIZE_VER0 || size > page)
+		return SIZE_E2BIG;
+	if (size < SCHED_ATTR_SIZE_VER2)
+		return SIZE_NO_TAIL;
+	return junk ? SIZE_E2BIG : SIZE_TAIL;
+}
+
+/*
+ * A BVT tail, and the errno of taking all of it (0: accepted) by a caller
+ * with CAP_SYS_NICE, and by one without it entering the class (with
+ * RLIMIT_RTPRIO 1) or already in it with warp_attr()'s parameters.  The
+ * low byte of each non-zero field is non-zero, so that a struct ending in
+ * the middle of a field would show that field if it were taken.
+ */
+struct bvt_tail {
+	const char *name;
+	__u32 weight, flags;
+	__s64 warp;
+	__u64 limit, unwarp;
+	int err, err_unpriv_enter, err_unpriv_in;
+};
+
+static const struct bvt_tail bvt_tails[] = {
+	{ .name = "zero" },
+	/* A weight below nice 0's, and one out of range. */
+	{ .name = "weight 512", .weight = 512 },
+	{ .name = "weight 100000", .weight = 100000,
+	  .err = EINVAL, .err_unpriv_enter = EINVAL, .err_unpriv_in = EINVAL },
+	/* Out of range without raising anything. */
+	{ .name = "U 10 s + 1 ns", .unwarp = SCHED_BVT_TIME_MAX + 1,
+	  .err = EINVAL, .err_unpriv_enter = EINVAL, .err_unpriv_in = EINVAL },
+	/* A raise: more warp than either start has. */
+	{ .name = "W 7.55 s, L 100 us", .flags = SCHED_BVT_FLAG_WARP,
+	  .warp = 7550 * MS, .limit = 100000,
+	  .err_unpriv_enter = EPERM, .err_unpriv_in = EPERM },
+	/* Less W than warp_attr(), but a longer L. */
+	{ .name = "every field", .weight = 769, .flags = SCHED_BVT_FLAG_WARP,
+	  .warp = 1 * MS + 1, .limit = 20 * MS + 1, .unwarp = 30 * MS + 1,
+	  .err_unpriv_enter = EPERM, .err_unpriv_in = EPERM },
+	/* Fits under the default sched_bvt_re_share_pct, alone. */
+	{ .name = "reserved", .weight = 1024, .flags = SCHED_BVT_FLAG_RESERVED,
+	  .err_unpriv_enter = EPERM, .err_unpriv_in = EPERM },
+};
+
+/* Make the calling thread lose CAP_SYS_NICE; the others keep it. */
+static int drop_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	int i = CAP_TO_INDEX(CAP_SYS_NICE);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[i].effective &= ~CAP_TO_MASK(CAP_SYS_NICE);
+	data[i].permitted &= ~CAP_TO_MASK(CAP_SYS_NICE);
+	data[i].inheritable &= ~CAP_TO_MASK(CAP_SYS_NICE);
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Where the thread making a call starts from. */
+struct size_start {
+	const char *name;
+	int policy;		/* SCHED_BVT: with warp_attr() */
+	bool unpriv;		/* without CAP_SYS_NICE */
+};
+
+FIXTURE(sizes) {
+	unsigned char *buf;	/* two pages */
+	unsigned long page;
+};
+
+FIXTURE_VARIANT(sizes) {
+	struct size_start start;
+};
+
+FIXTURE_VARIANT_ADD(sizes, from_other) {
+	.start = { "entering from SCHED_OTHER", SCHED_OTHER },
+};
+
+FIXTURE_VARIANT_ADD(sizes, from_batch) {
+	.start = { "entering from SCHED_BATCH", SCHED_BATCH },
+};
+
+FIXTURE_VARIANT_ADD(sizes, in_bvt) {
+	.start = { "in SCHED_BVT", SCHED_BVT },
+};
+
+FIXTURE_VARIANT_ADD(sizes, unpriv_from_other) {
+	.start = { "entering from SCHED_OTHER without CAP_SYS_NICE",
+		   SCHED_OTHER, true },
+};
+
+FIXTURE_VARIANT_ADD(sizes, unpriv_in_bvt) {
+	.start = { "in SCHED_BVT without CAP_SYS_NICE", SCHED_BVT, true },
+};
+
+FIXTURE_SETUP(sizes)
+{
+	self->page = sysconf(_SC_PAGESIZE);
+	self->buf = calloc(2, self->page);
+	ASSERT_NE(NULL, self->buf);
+	/* Entering the class without CAP_SYS_NICE takes RLIMIT_RTPRIO. */
+	if (variant->start.unpriv)
+		set_rtprio_limit(_metadata, 1);
+}
+
+FIXTURE_TEARDOWN(sizes)
+{
+	free(self->buf);
+}
+
+/* The policy and parameters a thread starts with. */
+static struct sched_attr start_attr(const struct size_start *start)
+{
+	struct sched_attr attr = other_attr(0);
+
+	if (start->policy == SCHED_BVT)
+		attr = warp_attr();
+	else
+		attr.sched_policy = start->policy;
+	return attr;
+}
+
+struct size_case {
+	/* in */
+	const struct size_start *start;
+	const struct bvt_tail *tail;
+	unsigned long size;
+	bool junk;		/* a non-zero last byte (sizes past 88) */
+	unsigned char *buf;	/* two pages */
+	unsigned long page;
+	/* out */
+	int setup_err;		/* errno of setting the start up */
+	int ret, err;		/* of sched_setattr() */
+	__u32 size_after;	/* the struct's size field after it */
+	int get_ret;		/* of sched_getattr() */
+	struct sched_attr got;
+};
+
+static void *size_case_main(void *arg)
+{
+	struct size_case *c = arg;
+	struct sched_attr attr = start_attr(c->start);
+	const struct bvt_tail *t = c->tail;
+	unsigned long covers;
+	__u32 size = c->size;
+
+	c->setup_err = 0;
+	if (sys_sched_setattr(0, &attr, 0) ||
+	    (c->start->unpriv && drop_cap_sys_nice())) {
+		c->setup_err = errno;
+		return NULL;
+	}
+
+	/* SCHED_BVT at nice 3 with the tail, cut to what @size covers. */
+	attr = bvt_attr(t->weight, 3);
+	attr.sched_bvt_flags = t->flags;
+	attr.sched_bvt_warp = t->warp;
+	attr.sched_bvt_warp_limit = t->limit;
+	attr.sched_bvt_unwarp = t->unwarp;
+	covers = c->size ?: SCHED_ATTR_SIZE_VER0;
+	if (covers > sizeof(attr))
+		covers = sizeof(attr);
+	memset(c->buf, 0, 2 * c->page);
+	memcpy(c->buf, &attr, covers);
+	memcpy(c->buf, &size, sizeof(size));
+	if (c->junk)
+		c->buf[c->size - 1] = 0x5a;
+
+	errno = 0;
+	c->ret = sys_sched_setattr(0, (struct sched_attr *)c->buf, 0);
+	c->err = errno;
+	memcpy(&c->size_after, c->buf, sizeof(c->size_after));
+	memset(&c->got, 0xa5, sizeof(c->got));
+	c->get_ret = sys_sched_getattr(0, &c->got, sizeof(c->got), 0);
+
+	/* Leave the class, giving back a reserved weight at once. */
+	attr = other_attr(c->got.sched_nice);
+	sys_sched_setattr(0, &attr, 0);
+	return NULL;
+}
+
+static void expect_case(struct __test_metadata *_metadata,
+			const struct size_case *c, const char *what,
+			long long want, long long seen)
+{
+	EXPECT_EQ(want, seen) {
+		TH_LOG("%s, size %lu%s, tail \"%s\": %s", c->start->name,
+		       c->size, c->junk ? " with a non-zero last byte" : "",
+		       c->tail->name, what);
+	}
+}
+
+static void check_size_case(struct __test_metadata *_metadata,
+			    const struct size_case *c)
+{
+	struct sched_attr want = start_attr(c->start);
+	const struct bvt_tail *t = c->tail;
+	bool in_bvt = c->start->policy == SCHED_BVT;
+	int err = 0;
+
+	switch (size_rule(c->size, c->junk, c->page)) {
+	case SIZE_E2BIG:
+		err = E2BIG;
+		break;
+	case SIZE_NO_TAIL:
+		/* Weight from nice and no warp, or the thread's own. */
+		if (!in_bvt)
+			want = bvt_attr(0, 0);
+		break;
+	case SIZE_TAIL:
+		if (!c->start->unpriv)
+			err = t->err;
+		else if (in_bvt)
+			err = t->err_unpriv_in;
+		else
+			err = t->err_unpriv_enter;
+		if (err)
+			break;
+		want.sched_bvt_weight = t->weight;
+		want.sched_bvt_flags = t->flags;
+		want.sched_bvt_warp = t->warp;
+		want.sched_bvt_warp_limit = t->limit;
+		want.sched_bvt_unwarp = t->unwarp;
+		break;
+	}
+	if (!err) {
+		want.sched_policy = SCHED_BVT;
+		want.sched_nice = 3;
+	}
+
+	expect_case(_metadata, c, "setting the start up", 0, c->setup_err);
+	if (c->setup_err)
+		return;
+	expect_case(_metadata, c, "sched_setattr()", err ? -1 : 0, c->ret);
+	if (err)
+		expect_case(_metadata, c, "errno", err, c->err);
+	/* E2BIG tells the size the kernel knows; nothing else writes it. */
+	expect_case(_metadata, c, "size after the call",
+		    err == E2BIG ? SCHED_ATTR_SIZE_VER2 : c->size,
+		    c->size_after);
+	expect_case(_metadata, c, "sched_getattr()", 0, c->get_ret);
+	expect_case(_metadata, c, "policy",
+		    want.sched_policy, c->got.sched_policy);
+	expect_case(_metadata, c, "nice", want.sched_nice, c->got.sched_nice);
+	expect_case(_metadata, c, "weight",
+		    want.sched_bvt_weight, c->got.sched_bvt_weight);
+	expect_case(_metadata, c, "flags",
+		    want.sched_bvt_flags, c->got.sched_bvt_flags);
+	expect_case(_metadata, c, "W",
+		    want.sched_bvt_warp, c->got.sched_bvt_warp);
+	expect_case(_metadata, c, "L",
+		    want.sched_bvt_warp_limit, c->got.sched_bvt_warp_limit);
+	expect_case(_metadata, c, "U",
+		    want.sched_bvt_unwarp, c->got.sched_bvt_unwarp);
+}
+
+static void run_size_case(struct __test_metadata *_metadata,
+			  const struct size_start *start, unsigned char *buf,
+			  unsigned long page, unsigned long size, bool junk)
+{
+	struct size_case c = {
+		.start = start, .size = size, .junk = junk, .buf = buf,
+		.page = page,
+	};
+	pthread_t thread;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bvt_tails); i++) {
+		c.tail = &bvt_tails[i];
+		ASSERT_EQ(0, pthread_create(&thread, NULL, size_case_main, &c));
+		ASSERT_EQ(0, pthread_join(thread, NULL));
+		check_size_case(_metadata, &c);
+	}
+}
+
+TEST_F_TIMEOUT(sizes, every_size, 300)
+{
+	const struct size_start *start = &variant->start;
+	unsigned long size, page = self->page;
+
+	for (size = 0; size <= 96; size++) {
+		run_size_case(_metadata, start, self->buf, page, size, false);
+		if (size > SCHED_ATTR_SIZE_VER2)
+			run_size_case(_metadata, start, self->buf, page, size,
+				      true);
+	}
+	run_size_case(_metadata, start, self->buf, page, page, false);
+	run_size_case(_metadata, start, self->buf, page, page, true);
+	run_size_case(_metadata, start, self->buf, page, page + 1, false);
+	/* Nothing of it stuck to the thread that started the cases. */
+	EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0));
 }
 
 /* The kernel's priority of a thread: field 18 of /proc/self/task/TID/stat. */
