@@ -52,10 +52,7 @@
 #include <linux/sched_bvt.h>
 
 #include "clock.h"
-
-#ifndef __NR_bvt_ctl
-#define __NR_bvt_ctl	464
-#endif
+#include "../tools/sched/bvt_syscall.h"
 
 #define MS		1000000ULL
 #define MAX_THREADS	64
@@ -64,6 +61,8 @@ static atomic_bool go, stop;
 
 static long bvt_ctl(unsigned int op, pid_t pid, void *arg)
 {
+	if (!sched_bvt_present())
+		return -1;
 	return syscall(__NR_bvt_ctl, op, pid, arg, 0);
 }
 

@@ -45,6 +45,8 @@
 #include <linux/sched/types.h>
 #include <linux/sched_bvt.h>
 
+#include "bvt_syscall.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *policy_name(unsigned int policy)
@@ -166,9 +168,13 @@ static void show_coop(pid_t pid)
 	       sched_field(pid, "bvt.coop.nr_policed"));
 }
 
-#ifndef __NR_bvt_ctl
-#define __NR_bvt_ctl	464
-#endif
+/* bvt_ctl(2), on a kernel that has it only. */
+static long bvt_ctl(unsigned int op, pid_t pid, void *arg)
+{
+	if (!sched_bvt_present())
+		return -1;
+	return syscall(__NR_bvt_ctl, op, pid, arg, 0);
+}
 
 /* A CPU reservation (bvt_ctl(2)): what was granted, where, and its use. */
 static void show_rsv(pid_t pid)
@@ -176,7 +182,7 @@ static void show_rsv(pid_t pid)
 	struct sched_bvt_rsv r = { .size = sizeof(r) };
 	char a[32], p[32], ran[32];
 
-	if (syscall(__NR_bvt_ctl, BVT_CTL_GET_RSV, pid, &r, 0))
+	if (bvt_ctl(BVT_CTL_GET_RSV, pid, &r))
 		return;
 	printf("pid %d: reservation %s of every %s on CPU %d, ran %s\n", pid,
 	       duration(r.amount, a, sizeof(a)),
@@ -192,7 +198,7 @@ static int reserve_cpu(pid_t pid, unsigned long long amount,
 		.size = sizeof(r), .amount = amount, .period = period,
 	};
 
-	if (syscall(__NR_bvt_ctl, BVT_CTL_RESERVE, pid, &r, 0)) {
+	if (bvt_ctl(BVT_CTL_RESERVE, pid, &r)) {
 		fprintf(stderr, "bvtctl: --reserve: %s%s\n", strerror(errno),
 			errno == EBUSY ? " (no CPU it may run on has room)" :
 			errno == ENOSPC ? " (a plan would have too many slots)" :
@@ -358,6 +364,12 @@ int main(int argc, char **argv)
 	long v;
 	int c;
 
+	/* 463 and 464 are other calls on a kernel without the class. */
+	if (!sched_bvt_present()) {
+		fprintf(stderr, "bvtctl: this kernel has no SCHED_BVT (no %s)\n",
+			SCHED_BVT_SYSCTL);
+		return 1;
+	}
 	/* Start from what the target has, if it already is SCHED_BVT. */
 	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:X:rRh", options, NULL)) != -1) {
 		if (c == 'p' && !parse_int(optarg, 0, INT_MAX, &v)) {
@@ -475,7 +487,7 @@ int main(int argc, char **argv)
 	if (release) {
 		if (set || pid < 0)
 			print_usage(2);
-		if (syscall(__NR_bvt_ctl, BVT_CTL_RELEASE, pid, NULL, 0)) {
+		if (bvt_ctl(BVT_CTL_RELEASE, pid, NULL)) {
 			fprintf(stderr, "bvtctl: release: %s%s\n", strerror(errno),
 				errno == ENOENT ? " (it has no reservation)" :
 				errno == EBUSY ? " (its time constraint counts on it)" : "");

@@ -16,18 +16,16 @@
 #define _TOOLS_SCHED_COOP_POLL_H
 
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <linux/sched_bvt.h>
 
-#ifndef __NR_coop_poll
-#define __NR_coop_poll	463
-#endif
+#include "bvt_syscall.h"
 
-/* 0, or -1 with errno set. */
+/* 0, or -1 with errno set (ENOSYS: a kernel without SCHED_BVT). */
 static inline int coop_poll(const struct sched_bvt_coop *in,
 			    struct sched_bvt_coop *out)
 {
+	if (!sched_bvt_present())
+		return -1;
 	if (out) {
 		memset(out, 0, sizeof(*out));
 		out->size = sizeof(*out);

@@ -15,22 +15,21 @@
  *	}
  *	qas_end_period();
  *
- * Each returns what bvt_ctl() returns: -1 with errno set on an error.
+ * Each returns what bvt_ctl() returns: -1 with errno set on an error
+ * (ENOSYS: a kernel without SCHED_BVT).
  */
 #ifndef _TOOLS_SCHED_QAS_H
 #define _TOOLS_SCHED_QAS_H
 
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <linux/sched_bvt.h>
 
-#ifndef __NR_bvt_ctl
-#define __NR_bvt_ctl	464
-#endif
+#include "bvt_syscall.h"
 
 static inline long qas_ctl(unsigned int op, pid_t pid, void *arg)
 {
+	if (!sched_bvt_present())
+		return -1;
 	return syscall(__NR_bvt_ctl, op, pid, arg, 0);
 }
 
