@@ -1592,8 +1592,19 @@ out:
 static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 {
 	struct bvt_entity *se = &p->bvt.se;
+	s64 lag = bvt_lag(se), max;
 
-	se->avt = bvt_lag(se);
+	/*
+	 * A member's distance from its domain's SVT is the domain's to bound
+	 * (bvt_coop_over_share()), and it has left it: it takes a lag within
+	 * the bound of a class change, as one that leaves for another level
+	 * does (bvt_coop_leave_lag()).
+	 */
+	if (se->lv && bvt_is_coop(se->lv)) {
+		max = bvt_lag_max(&p->bvt);
+		lag = clamp_t(s64, lag, -max, max);
+	}
+	se->avt = lag;
 	se->vt_relative = 1;
 	if (p->bvt.coop.dom)
 		bvt_coop_detach(&p->bvt);
@@ -1886,7 +1897,7 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	memset(&bt->coop, 0, sizeof(bt->coop));
 	RB_CLEAR_NODE(&bt->coop.dl_node);
 	RB_CLEAR_NODE(&bt->coop.ev_node);
-	RB_CLEAR_NODE(&bt->coop.all_node);
+	RB_CLEAR_NODE(&bt->coop.asleep_node);
 	hrtimer_init(&bt->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bt->unwarp_timer.function = bvt_unwarp_timer_fn;
 }

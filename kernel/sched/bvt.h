@@ -110,13 +110,15 @@ struct bvt_coop_domain {
 	struct rb_root_cached		events;		/* runnable, with one */
 	u64				weight;		/* of the runnable */
 	/*
-	 * Every attached member's deadline, asleep or not, for what
-	 * coop_poll() reports.  A member leaves it when it moves to another
-	 * CPU, with only its pi_lock held: hence a lock of its own, taken
-	 * inside the rq lock.
+	 * The deadlines of the attached members that are not runnable, for
+	 * what coop_poll() reports: those that sleep in coop_poll() until
+	 * theirs, and those blocked elsewhere.  A member leaves them when it
+	 * moves to another CPU, with only its pi_lock held: hence a lock of
+	 * their own, taken inside the rq lock.
 	 */
 	raw_spinlock_t			lock;
-	struct rb_root_cached		all;
+	struct rb_root_cached		waiting;
+	struct rb_root_cached		blocked;
 };
 
 /*

@@ -43,7 +43,7 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->run = &bt->params;
 	RB_CLEAR_NODE(&bt->coop.dl_node);
 	RB_CLEAR_NODE(&bt->coop.ev_node);
-	RB_CLEAR_NODE(&bt->coop.all_node);
+	RB_CLEAR_NODE(&bt->coop.asleep_node);
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)
@@ -423,6 +423,8 @@ static void bvt_test_coop_pick(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
 	KUNIT_ASSERT_NOT_NULL(test, bt);
+	/* As under a runqueue lock: the domain's lock is taken inside it. */
+	guard(irq)();
 	init_bvt_rq(bvt_rq);
 	lv = &bvt_rq->coop.lv;
 	for (i = 0; i < 3; i++)
@@ -432,7 +434,7 @@ static void bvt_test_coop_pick(struct kunit *test)
 	bt[1].coop.flags = SCHED_BVT_COOP_EVENT;
 	bt[1].coop.priority = 2;
 	bt[2].coop.flags = SCHED_BVT_COOP_DEADLINE;
-	bt[2].coop.deadline = now + NSEC_PER_SEC;
+	bt[2].coop.deadline = now + 100 * NSEC_PER_SEC;
 	for (i = 0; i < 3; i++)
 		bvt_enqueue_entity(lv, &bt[i].se, 0);
 	KUNIT_EXPECT_EQ(test, lv->se.weight, 1024U + 2048U + 4096U);
@@ -462,6 +464,59 @@ static void bvt_test_coop_pick(struct kunit *test)
 		bvt_dequeue_entity(lv, &bt[i].se, 0);
 	KUNIT_EXPECT_NULL(test, __bvt_coop_pick(lv, &reason));
 	KUNIT_EXPECT_NE(test, lv->se.weight, 0U);
+}
+
+/*
+ * A member that calls coop_poll() is over its share when another waits
+ * past its deadline and it has run more than a turn of the domain
+ * (sched_bvt_coop_period_ns, 10 ms) ahead of the one that ran least.
+ */
+static void bvt_test_coop_over_share(struct kunit *test)
+{
+	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
+	struct sched_bvt_entity *bt = kunit_kcalloc(test, 2, sizeof(*bt),
+						    GFP_KERNEL);
+	u64 now = ktime_get_mono_fast_ns(), ms = NSEC_PER_MSEC;
+	struct bvt_coop_domain *dom;
+	struct bvt_level *lv;
+
+	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
+	KUNIT_ASSERT_NOT_NULL(test, bt);
+	guard(irq)();
+	init_bvt_rq(bvt_rq);
+	dom = &bvt_rq->coop;
+	lv = &dom->lv;
+	/* @a runs, with deadline 0; @b waits, its deadline a second ago. */
+	bvt_test_entity_init(&bt[0], 100 * ms, 1024);
+	bvt_test_entity_init(&bt[1], 100 * ms, 1024);
+	bt[0].se.lv = lv;
+	bt[1].se.lv = lv;
+	bt[0].coop.flags = SCHED_BVT_COOP_DEADLINE;
+	bt[1].coop.flags = SCHED_BVT_COOP_DEADLINE;
+	bt[1].coop.deadline = now - NSEC_PER_SEC;
+	bvt_enqueue_entity(lv, &bt[0].se, 0);
+	bvt_enqueue_entity(lv, &bt[1].se, 0);
+	bvt_set_curr(lv, &bt[0].se);
+	KUNIT_EXPECT_FALSE(test, bvt_coop_over_share(dom, &bt[0], now));
+	bt[0].se.avt += 10 * ms;
+	KUNIT_EXPECT_FALSE(test, bvt_coop_over_share(dom, &bt[0], now));
+	bt[0].se.avt += 1;
+	KUNIT_EXPECT_TRUE(test, bvt_coop_over_share(dom, &bt[0], now));
+	/* At twice the weight, a turn is 5 ms of virtual time. */
+	bt[0].se.weight = 2048;
+	bt[0].se.avt = 105 * ms;
+	KUNIT_EXPECT_FALSE(test, bvt_coop_over_share(dom, &bt[0], now));
+	bt[0].se.avt += 1;
+	KUNIT_EXPECT_TRUE(test, bvt_coop_over_share(dom, &bt[0], now));
+	bt[0].se.weight = 1024;
+	/* Not while the other's deadline is yet to come. */
+	bvt_dequeue_entity(lv, &bt[1].se, 0);
+	bt[1].coop.deadline = now + 100 * NSEC_PER_SEC;
+	bvt_enqueue_entity(lv, &bt[1].se, 0);
+	KUNIT_EXPECT_FALSE(test, bvt_coop_over_share(dom, &bt[0], now));
+	/* Nor alone. */
+	bvt_dequeue_entity(lv, &bt[1].se, 0);
+	KUNIT_EXPECT_FALSE(test, bvt_coop_over_share(dom, &bt[0], now));
 }
 
 /*
@@ -519,23 +574,27 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, brq);
 	KUNIT_ASSERT_NOT_NULL(test, bt);
+	guard(irq)();
 	init_bvt_rq(brq);
 	for (i = 0; i < 4; i++)
 		bvt_test_entity_init(&bt[i], 0, 1024);
-	/* A member with a deadline 5 ms away; the domain at E 90 ms. */
+	/*
+	 * A member with a deadline 5 s away (a host may stop the guest for
+	 * tens of ms meanwhile); the domain at E 90 ms.
+	 */
 	brq->coop.lv.se.avt = 90 * ms;
 	m->coop.flags = SCHED_BVT_COOP_DEADLINE;
-	m->coop.deadline = ktime_get_mono_fast_ns() + 5 * ms;
+	m->coop.deadline = ktime_get_mono_fast_ns() + 5000 * ms;
 	bvt_test_queue(m, &brq->coop.lv, &brq->coop.lv.se);
-	KUNIT_ASSERT_EQ(test, bvt_evt(&brq->coop.lv.se), 90 * ms);
+	KUNIT_EXPECT_EQ(test, bvt_evt(&brq->coop.lv.se), 90 * ms);
 
 	/* A best-effort outsider ahead of it: until the deadline. */
 	o->se.lv = &brq->be;
 	o->se.parent = &brq->be.se;
 	o->se.avt = 100 * ms;
 	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
-	KUNIT_EXPECT_GT(test, left, 4 * ms);
-	KUNIT_EXPECT_LE(test, left, 5 * ms);
+	KUNIT_EXPECT_GT(test, left, 4000 * ms);
+	KUNIT_EXPECT_LE(test, left, 5000 * ms);
 	/* A member has a slice of its own. */
 	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, m, &left));
 
@@ -1030,6 +1089,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_mcu_round),
 	KUNIT_CASE(bvt_test_pi_merge),
 	KUNIT_CASE(bvt_test_coop_pick),
+	KUNIT_CASE(bvt_test_coop_over_share),
 	KUNIT_CASE(bvt_test_coop_tslice),
 	KUNIT_CASE(bvt_test_coop_outsider_slice),
 	KUNIT_CASE(bvt_test_pbs_log2),

@@ -70,10 +70,43 @@ static inline bool bvt_coop_dl_less(struct rb_node *a, const struct rb_node *b)
 	       rb_entry(b, struct sched_bvt_coop_state, dl_node)->deadline;
 }
 
-static inline bool bvt_coop_all_less(struct rb_node *a, const struct rb_node *b)
+static inline bool bvt_coop_asleep_less(struct rb_node *a,
+					const struct rb_node *b)
 {
-	return rb_entry(a, struct sched_bvt_coop_state, all_node)->deadline <
-	       rb_entry(b, struct sched_bvt_coop_state, all_node)->deadline;
+	return rb_entry(a, struct sched_bvt_coop_state, asleep_node)->deadline <
+	       rb_entry(b, struct sched_bvt_coop_state, asleep_node)->deadline;
+}
+
+/*
+ * A member with a deadline that stops being runnable joins the domain's
+ * list of those asleep in coop_poll() or of those blocked elsewhere, and
+ * leaves it when it runs again or leaves the domain.  Under the domain's
+ * lock, inside the rq lock or (bvt_coop_detach()) @cs's pi_lock.
+ */
+static inline struct rb_root_cached *
+bvt_coop_asleep_in(struct bvt_coop_domain *dom,
+		   const struct sched_bvt_coop_state *cs)
+{
+	return cs->asleep_waiting ? &dom->waiting : &dom->blocked;
+}
+
+static void bvt_coop_asleep_add(struct bvt_coop_domain *dom,
+				struct sched_bvt_coop_state *cs)
+{
+	guard(raw_spinlock)(&dom->lock);
+	cs->asleep_waiting = READ_ONCE(cs->waiting);
+	rb_add_cached(&cs->asleep_node, bvt_coop_asleep_in(dom, cs),
+		      bvt_coop_asleep_less);
+}
+
+static void __bvt_coop_asleep_del(struct bvt_coop_domain *dom,
+				  struct sched_bvt_coop_state *cs)
+{
+	lockdep_assert_held(&dom->lock);
+	if (RB_EMPTY_NODE(&cs->asleep_node))
+		return;
+	rb_erase_cached(&cs->asleep_node, bvt_coop_asleep_in(dom, cs));
+	RB_CLEAR_NODE(&cs->asleep_node);
 }
 
 static inline bool bvt_coop_ev_less(struct rb_node *a, const struct rb_node *b)
@@ -83,9 +116,12 @@ static inline bool bvt_coop_ev_less(struct rb_node *a, const struct rb_node *b)
 }
 
 /*
- * The domain's queues hold its runnable members, the running one too: a
- * member's place depends on its events, not on whether it runs, so the
- * level's queue and unqueue (around a switch) have nothing to do.
+ * The domain's queues of deadlines and events hold its runnable members,
+ * the running one too: a member's place there depends on its events, not
+ * on whether it runs.  Its timeline, as any level's, holds those that do
+ * not run, by virtual time: what each member ran is charged to it too,
+ * and the least A of the others is what bvt_coop_over_share() holds a
+ * member to.
  */
 static void bvt_coop_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 			     int flags)
@@ -93,8 +129,17 @@ static void bvt_coop_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 	struct bvt_coop_domain *dom = bvt_coop_of(lv);
 	struct sched_bvt_coop_state *cs = bvt_coop_state(se);
 
-	if (bvt_coop_has_deadline(cs))
+	if (bvt_coop_has_deadline(cs)) {
 		rb_add_cached(&cs->dl_node, &dom->deadlines, bvt_coop_dl_less);
+		/*
+		 * Only a dequeue, under the rq lock held here, adds it: seen
+		 * off the lists, it stays off.
+		 */
+		if (!RB_EMPTY_NODE(&cs->asleep_node)) {
+			guard(raw_spinlock)(&dom->lock);
+			__bvt_coop_asleep_del(dom, cs);
+		}
+	}
 	if (bvt_coop_has_event(cs))
 		rb_add_cached(&cs->ev_node, &dom->events, bvt_coop_ev_less);
 	/* Joining neither gains nor loses share: the weights add up. */
@@ -111,6 +156,9 @@ static void bvt_coop_dequeue(struct bvt_level *lv, struct bvt_entity *se,
 	if (!RB_EMPTY_NODE(&cs->dl_node)) {
 		rb_erase_cached(&cs->dl_node, &dom->deadlines);
 		RB_CLEAR_NODE(&cs->dl_node);
+		/* Asleep, it is still reported; moved or leaving, not. */
+		if (flags & DEQUEUE_SLEEP)
+			bvt_coop_asleep_add(dom, cs);
 	}
 	if (!RB_EMPTY_NODE(&cs->ev_node)) {
 		rb_erase_cached(&cs->ev_node, &dom->events);
@@ -120,10 +168,6 @@ static void bvt_coop_dequeue(struct bvt_level *lv, struct bvt_entity *se,
 	/* Charging may follow the last one out: keep a weight to charge. */
 	if (dom->weight)
 		lv->se.weight = min_t(u64, dom->weight, U32_MAX);
-}
-
-static void bvt_coop_queue_noop(struct bvt_level *lv, struct bvt_entity *se)
-{
 }
 
 /*
@@ -216,8 +260,8 @@ static s64 bvt_coop_warp(struct bvt_level *lv)
 }
 
 static const struct bvt_level_ops bvt_coop_ops = {
-	.queue		= bvt_coop_queue_noop,
-	.unqueue	= bvt_coop_queue_noop,
+	.queue		= bvt_timeline_add,
+	.unqueue	= bvt_timeline_del,
 	.pick		= bvt_coop_pick,
 	.warp		= bvt_coop_warp,
 	.preempts	= bvt_coop_preempts,
@@ -233,25 +277,25 @@ static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 	init_bvt_level(&dom->lv, above, &bvt_coop_ops);
 	dom->deadlines = RB_ROOT_CACHED;
 	dom->events = RB_ROOT_CACHED;
-	dom->all = RB_ROOT_CACHED;
+	dom->waiting = RB_ROOT_CACHED;
+	dom->blocked = RB_ROOT_CACHED;
 	dom->weight = 0;
 	raw_spin_lock_init(&dom->lock);
 }
 
-/* @bt, a member, joins @dom's list of deadlines.  Called with its rq locked. */
+/*
+ * @bt, a member, is attached to @dom, as it is queued in it: reported from
+ * then on, runnable or asleep.  Called with its rq locked.
+ */
 static void bvt_coop_attach(struct bvt_coop_domain *dom,
 			    struct sched_bvt_entity *bt)
 {
-	struct sched_bvt_coop_state *cs = &bt->coop;
-
 	guard(raw_spinlock)(&dom->lock);
-	WRITE_ONCE(cs->dom, dom);
-	if (bvt_coop_has_deadline(cs))
-		rb_add_cached(&cs->all_node, &dom->all, bvt_coop_all_less);
+	WRITE_ONCE(bt->coop.dom, dom);
 }
 
 /*
- * @bt leaves the list of deadlines of its domain: it moves to another CPU
+ * @bt leaves its domain's lists of deadlines: it moves to another CPU
  * (only its pi_lock may be held), or to another level, or leaves.
  */
 static void bvt_coop_detach(struct sched_bvt_entity *bt)
@@ -263,10 +307,7 @@ static void bvt_coop_detach(struct sched_bvt_entity *bt)
 	if (!dom)
 		return;
 	guard(raw_spinlock_irqsave)(&dom->lock);
-	if (!RB_EMPTY_NODE(&cs->all_node)) {
-		rb_erase_cached(&cs->all_node, &dom->all);
-		RB_CLEAR_NODE(&cs->all_node);
-	}
+	__bvt_coop_asleep_del(dom, cs);
 	WRITE_ONCE(cs->dom, NULL);
 }
 
@@ -407,24 +448,36 @@ static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt)
 	return bt->coop.slice_end > ran ? bt->coop.slice_end - ran : 1;
 }
 
+/*
+ * Police the member @p: a best-effort thread for the penalty, or, with no
+ * penalty, only counted.  True if it is to leave its domain.
+ */
+static bool bvt_coop_police(struct task_struct *p)
+{
+	struct sched_bvt_coop_state *cs = &p->bvt.coop;
+	u64 penalty = READ_ONCE(sysctl_sched_bvt_coop_penalty_ns);
+
+	trace_sched_bvt_coop_police(p, penalty);
+	cs->nr_policed++;
+	cs->slice_end = 0;
+	if (!penalty)
+		return false;
+	cs->policed_until = bvt_coop_now() + penalty;
+	return true;
+}
+
 /* From the enforcement timer: police what runs on @rq if it overran. */
 static void bvt_coop_check_slice(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
 	struct sched_bvt_coop_state *cs = &curr->bvt.coop;
-	u64 penalty;
 
 	if (curr->sched_class != &bvt_sched_class || likely(!cs->member) ||
 	    !bvt_coop_on_slice(&curr->bvt) ||
 	    curr->se.sum_exec_runtime < cs->slice_end)
 		return;
-	penalty = READ_ONCE(sysctl_sched_bvt_coop_penalty_ns);
-	trace_sched_bvt_coop_police(curr, penalty);
-	cs->nr_policed++;
-	cs->slice_end = 0;
-	if (!penalty)
+	if (!bvt_coop_police(curr))
 		return;
-	cs->policed_until = bvt_coop_now() + penalty;
 	bvt_coop_put_back(rq, curr, bvt_coop_take(rq, curr));
 	resched_curr(rq);
 }
@@ -541,39 +594,70 @@ static bool bvt_coop_allowed(struct task_struct *p)
 }
 
 /*
+ * A member asleep in coop_poll() until a deadline that has passed, whose
+ * timer has not woken it yet (under an emulator timers fire milliseconds
+ * late): the earliest such in the domain of the caller's CPU, referenced,
+ * for the caller to wake.  The caller's call is an
+ * informed switch, and the member's deadline comes first.  Called with
+ * the caller's rq locked.
+ */
+static struct task_struct *bvt_coop_overdue(struct bvt_coop_domain *dom)
+{
+	struct sched_bvt_coop_state *cs;
+	struct sched_bvt_entity *bt;
+	struct rb_node *node;
+
+	guard(raw_spinlock)(&dom->lock);
+	node = rb_first_cached(&dom->waiting);
+	if (!node)
+		return NULL;
+	cs = rb_entry(node, struct sched_bvt_coop_state, asleep_node);
+	if (cs->deadline > bvt_coop_now())
+		return NULL;
+	bt = container_of(cs, struct sched_bvt_entity, coop);
+	return get_task_struct(bvt_thread_task(bt));
+}
+
+/* The first of @root's members, in @node order, other than @self. */
+static struct rb_node *bvt_coop_first_other(struct rb_root_cached *root,
+					    struct rb_node *self)
+{
+	struct rb_node *node = rb_first_cached(root);
+
+	return node == self ? rb_next(node) : node;
+}
+
+/*
+ * Does @bt, a member calling coop_poll() in its domain @dom, keep the
+ * others from their turn?  Another member waits runnable past its
+ * deadline, and @bt has run more than a turn of the domain
+ * (sched_bvt_coop_period_ns, at its weight) ahead of the member that ran
+ * least: its expired deadlines or events have bought it more than its
+ * share of the domain.  Called with its rq locked, and its run time
+ * charged.
+ */
+static bool bvt_coop_over_share(struct bvt_coop_domain *dom,
+				struct sched_bvt_entity *bt, u64 now)
+{
+	struct rb_node *node, *root = dom->lv.timeline.rb_root.rb_node;
+	u64 turn;
+
+	if (bt->se.lv != &dom->lv || !root)
+		return false;
+	node = bvt_coop_first_other(&dom->deadlines, &bt->coop.dl_node);
+	if (!node || rb_entry(node, struct sched_bvt_coop_state,
+			      dl_node)->deadline > now)
+		return false;
+	turn = bvt_scale(READ_ONCE(sysctl_sched_bvt_coop_period_ns),
+			 bt->se.weight);
+	return vt_before(__node_2_bse(root)->min_avt + turn, bt->se.avt);
+}
+
+/*
  * Take @in's events and yield: the domain's pick decides who runs next,
  * which may be the caller.  A caller with a future deadline and no event
  * sleeps until the deadline; a signal that comes first restarts the call.
  */
-/*
- * A member asleep in coop_poll() until a deadline that has passed, whose
- * timer has not woken it yet (under an emulator timers fire milliseconds
- * late): the earliest such in the domain of the caller's CPU, other than
- * @self, referenced, for the caller to wake.  The caller's call is an
- * informed switch, and the member's deadline comes first.  Called with
- * the caller's rq locked.
- */
-static struct task_struct *bvt_coop_overdue(struct bvt_coop_domain *dom,
-					    struct sched_bvt_coop_state *self)
-{
-	struct sched_bvt_coop_state *cs;
-	struct sched_bvt_entity *bt;
-	u64 now = bvt_coop_now();
-	struct rb_node *node;
-
-	guard(raw_spinlock)(&dom->lock);
-	for (node = rb_first_cached(&dom->all); node; node = rb_next(node)) {
-		cs = rb_entry(node, struct sched_bvt_coop_state, all_node);
-		if (cs->deadline > now)
-			break;
-		if (cs != self && READ_ONCE(cs->waiting)) {
-			bt = container_of(cs, struct sched_bvt_entity, coop);
-			return get_task_struct(bvt_thread_task(bt));
-		}
-	}
-	return NULL;
-}
-
 static int bvt_coop_yield(const struct sched_bvt_coop *in)
 {
 	struct task_struct *p = current, *overdue = NULL;
@@ -590,12 +674,15 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 		return -EINVAL;
 	}
 	update_rq_clock(rq);
+	update_curr_bvt(rq);
 	trace_sched_bvt_coop_poll(p, in->flags, in->deadline, in->priority);
 	p->bvt.coop.nr_calls++;
+	if (bvt_coop_over_share(&rq->bvt.coop, &p->bvt, bvt_coop_now()))
+		bvt_coop_police(p);
 	bvt_coop_change(rq, p, in);
 	/* A member policed out of the domain still calls for its events. */
 	if (p->bvt.coop.member)
-		overdue = bvt_coop_overdue(&rq->bvt.coop, &p->bvt.coop);
+		overdue = bvt_coop_overdue(&rq->bvt.coop);
 	sleep = in->flags == SCHED_BVT_COOP_DEADLINE &&
 		in->deadline > bvt_coop_now();
 	if (!sleep)
@@ -623,8 +710,9 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 			if (!schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
 							    CLOCK_MONOTONIC))
 				break;
+			/* With SA_RESTART, its handler run, it starts again. */
 			if (signal_pending(current)) {
-				ret = -ERESTARTNOHAND;
+				ret = -ERESTARTSYS;
 				break;
 			}
 			/* Woken for its deadline by another member's call. */
@@ -638,39 +726,43 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 	return ret;
 }
 
-/* The first of @root's members, in @node order, other than @self. */
-static struct rb_node *bvt_coop_first_other(struct rb_root_cached *root,
-					    struct rb_node *self)
-{
-	struct rb_node *node = rb_first_cached(root);
-
-	return node == self ? rb_next(node) : node;
-}
-
 /*
  * The earliest deadline of the members of @dom but @self that is still to
- * be met: a member blocked elsewhere (not in coop_poll()) past its
- * deadline runs when it wakes, and is not to be yielded to before.  One
- * that sleeps in coop_poll() is reported past its deadline too: its timer
- * is about to wake it.
+ * be met: of the runnable ones, those asleep in coop_poll() (reported
+ * past their deadline too: their timers are about to wake them), and
+ * those blocked elsewhere whose deadline is ahead (one blocked past its
+ * deadline runs when it wakes, and is not to be yielded to before).
+ * Each list is looked at in O(log n) at most, under the domain's lock.
  */
 static struct sched_bvt_coop_state *
 bvt_coop_next_deadline(struct bvt_coop_domain *dom,
 		       struct sched_bvt_coop_state *self, u64 now)
 {
-	struct sched_bvt_coop_state *cs;
+	struct sched_bvt_coop_state *best = NULL, *cs;
 	struct rb_node *node;
 
-	for (node = rb_first_cached(&dom->all); node; node = rb_next(node)) {
-		cs = rb_entry(node, struct sched_bvt_coop_state, all_node);
-		if (cs == self)
-			continue;
-		if (cs->deadline <= now && !READ_ONCE(cs->waiting) &&
-		    !container_of(cs, struct sched_bvt_entity, coop)->se.on_rq)
-			continue;
-		return cs;
+	lockdep_assert_held(&dom->lock);
+	node = bvt_coop_first_other(&dom->deadlines, &self->dl_node);
+	if (node)
+		best = rb_entry(node, struct sched_bvt_coop_state, dl_node);
+	node = rb_first_cached(&dom->waiting);
+	if (node) {
+		cs = rb_entry(node, struct sched_bvt_coop_state, asleep_node);
+		if (!best || cs->deadline < best->deadline)
+			best = cs;
 	}
-	return NULL;
+	/* The leftmost blocked member whose deadline is after @now. */
+	for (node = dom->blocked.rb_root.rb_node; node;) {
+		cs = rb_entry(node, struct sched_bvt_coop_state, asleep_node);
+		if (cs->deadline > now) {
+			if (!best || cs->deadline < best->deadline)
+				best = cs;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return best;
 }
 
 /*

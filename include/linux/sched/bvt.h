@@ -70,8 +70,9 @@ struct bvt_qas;
 struct sched_bvt_coop_state {
 	struct rb_node			dl_node;	/* runnable, by deadline */
 	struct rb_node			ev_node;	/* runnable, by priority */
-	struct rb_node			all_node;	/* any member, by deadline */
-	/* the domain it is attached to, that all_node is in; NULL: none */
+	/* not runnable, by deadline: waiting in coop_poll(), or blocked */
+	struct rb_node			asleep_node;
+	/* the domain it is attached to, whose trees it is in; NULL: none */
 	struct bvt_coop_domain		*dom;
 	u64				deadline;	/* CLOCK_MONOTONIC ns */
 	u32				priority;
@@ -80,6 +81,8 @@ struct sched_bvt_coop_state {
 	unsigned int			member;
 	/* it sleeps in coop_poll() until its deadline */
 	unsigned int			waiting;
+	/* asleep_node is in its domain's list of the waiting ones */
+	unsigned int			asleep_waiting;
 	/* sum_exec_runtime by which it is to call coop_poll() again */
 	u64				slice_end;
 	/* CLOCK_MONOTONIC ns until which it is policed, out of the domain */

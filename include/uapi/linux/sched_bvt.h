@@ -79,17 +79,24 @@
  * if that is earlier (SCHED_BVT_COOP_POLICING), and the most important
  * event of the others: the caller treats them as its own and calls
  * coop_poll() again when they come.  A NULL @in leaves the domain; so do a
- * change of policy, exec and exit.  @flags must be 0.  See
- * Documentation/scheduler/sched-bvt.rst.
+ * change of policy, exec and exit.  @flags must be 0.  A caller that sleeps
+ * to its deadline and gets a signal restarts the call after a handler
+ * installed with SA_RESTART, else returns EINTR.  An expired deadline buys
+ * a member the CPU before the others only within its share of the domain:
+ * one that has run more than a turn ahead of the others while another
+ * waits past its deadline is policed.  coop_poll() is system call 463
+ * (see Documentation/scheduler/sched-bvt.rst, "System call numbers").
  *
  *  @size:     sizeof(struct sched_bvt_coop), as with struct sched_attr: a
  *             larger struct is accepted if what the kernel does not know
  *             is zero (E2BIG otherwise); out->size is read to know how
  *             much to write, and set to what the kernel wrote.
  *  @flags:    which of the fields below are set: SCHED_BVT_COOP_DEADLINE,
- *             SCHED_BVT_COOP_EVENT; on @out also SCHED_BVT_COOP_POLICING,
- *             and SCHED_BVT_COOP_POLICED while the caller, which ran past
- *             the time it was given, is a plain best-effort thread.
+ *             SCHED_BVT_COOP_EVENT; on @out also SCHED_BVT_COOP_POLICING
+ *             (the deadline is the end of the domain's turn), and
+ *             SCHED_BVT_COOP_POLICED while the caller, policed for running
+ *             past the time it was given or beyond its share, is a plain
+ *             best-effort thread.
  *  @deadline: CLOCK_MONOTONIC nanoseconds; one in the past has expired.
  *  @priority: of the best-effort event, 0 (most important) to
  *             SCHED_BVT_COOP_PRIO_MAX.
