@@ -201,7 +201,9 @@ static void bvt_plan_put(struct rq *rq, struct task_struct *p);
 static int bvt_plan_home(struct task_struct *p);
 static u64 bvt_tc_left(struct rq *rq, struct task_struct *p);
 static void bvt_tc_check(struct rq *rq);
+static void bvt_tc_switched(struct task_struct *p, bool in);
 static void bvt_rsv_release(struct task_struct *p);
+static void bvt_tc_lose(struct task_struct *p);
 static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer);
 static void bvt_qas_enqueued(struct rq *rq, struct task_struct *p);
 static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p);
@@ -1089,9 +1091,14 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 static struct task_struct *bvt_plan_picked(struct rq *rq,
 					   struct task_struct *p)
 {
-	if (p == rq->curr &&
-	    rq->bvt.plan_curr != (p == rq->bvt.plan_pick ? p : NULL)) {
-		rq->bvt.plan_curr = p == rq->bvt.plan_pick ? p : NULL;
+	struct task_struct *by_plan = p == rq->bvt.plan_pick ? p : NULL;
+
+	if (p == rq->curr && (rq->bvt.plan_curr != by_plan ||
+			      (by_plan &&
+			       rq->bvt.plan_curr_by != rq->bvt.plan_pick_by))) {
+		rq->bvt.plan_curr = by_plan;
+		if (by_plan)
+			rq->bvt.plan_curr_by = rq->bvt.plan_pick_by;
 		bvt_enforce_arm(rq, &p->bvt);
 	}
 	return p;
@@ -1154,7 +1161,10 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
 	if (next) {
 		rq->bvt.plan_curr = NULL;
-		bvt_plan_put(rq, p);
+		if (unlikely(bt->tc))
+			bvt_tc_switched(p, false);
+		if (unlikely(bt->rsv || bt->tc))
+			bvt_plan_put(rq, p);
 	}
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
@@ -1199,8 +1209,14 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	p->se.exec_start = rq_clock_task(rq);
 	if (first) {
 		bt->slice_ran = 0;
-		rq->bvt.plan_curr = rq->bvt.plan_pick == p ? p : NULL;
+		rq->bvt.plan_curr = NULL;
+		if (rq->bvt.plan_pick == p) {
+			rq->bvt.plan_curr = p;
+			rq->bvt.plan_curr_by = rq->bvt.plan_pick_by;
+		}
 		rq->bvt.plan_pick = NULL;
+		if (unlikely(bt->tc))
+			bvt_tc_switched(p, true);
 	}
 	/* Up to the level that the thread put runs under too, if any. */
 	for (se = &bt->se; se && se->lv->curr != se; se = se->parent)
@@ -1933,6 +1949,7 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	hrtimer_init(&bvt_rq->enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->enforce_timer.function = bvt_enforce_timer_fn;
 	bvt_rq->plan = NULL;
+	bvt_rq->plan_orphan = false;
 	bvt_rq->slot_owner = NULL;
 	bvt_rq->tcs = RB_ROOT_CACHED;
 	bvt_rq->nr_tcs = 0;
@@ -1940,6 +1957,8 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->nr_qas = 0;
 	bvt_rq->plan_pick = NULL;
 	bvt_rq->plan_curr = NULL;
+	bvt_rq->plan_pick_by = BVT_PLAN_RSV;
+	bvt_rq->plan_curr_by = BVT_PLAN_RSV;
 	bvt_rq->home_push = NULL;
 	bvt_rq->plan_parked = false;
 	hrtimer_init(&bvt_rq->plan_timer, CLOCK_MONOTONIC,
@@ -2243,13 +2262,17 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 	u32 old = p->bvt.re_weight, new = 0;
 	u64 total;
 
-	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
-		return 0;
-	/* Leaving the class ends the CPU reservation and QAS set (qas.c). */
+	/*
+	 * Leaving the class ends the CPU reservation and QAS set, and the
+	 * guarantee of a constraint (qas.c), whatever parameters it keeps.
+	 */
 	if (!bvt_policy(policy)) {
 		bvt_qas_stop(task_rq(p), p);
 		bvt_rsv_release(p);
+		bvt_tc_lose(p);
 	}
+	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
+		return 0;
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))
 		new = attr->sched_bvt_weight;
 	if (new == old)

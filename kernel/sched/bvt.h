@@ -10,6 +10,7 @@
 #include <linux/irq_work_types.h>
 #include <linux/rbtree_types.h>
 #include <linux/types.h>
+#include <linux/uidgid_types.h>
 #include <linux/workqueue_types.h>
 #include <linux/spinlock_types.h>
 #include <linux/sched/bvt.h>
@@ -150,12 +151,26 @@ struct bvt_tc {
 	struct task_struct		*task;
 	int				cpu;		/* accepted on; -1: none */
 	unsigned int			active;		/* begun, not ended */
-	unsigned int			missed;		/* its deadline passed */
+	/* its deadline passed, or it lost its guarantee */
+	unsigned int			missed;
+	/* its thread left SCHED_BVT since its begin */
+	unsigned int			lost;
+	/* begun with CAP_SYS_NICE: not held to the bounds of its user */
+	unsigned int			privileged;
+	kuid_t				uid;
 	u64				start;
 	u64				deadline;
 	u64				estimate;
 	u64				left;		/* free time to give it */
-	u64				exec_start;	/* its run time at begin */
+	/*
+	 * Its thread's run time at its begin or, if later, its start; until
+	 * the start has passed (@start_pending), the run time and time at
+	 * which the thread last began to run, to tell it then.
+	 */
+	u64				exec_start;
+	unsigned int			start_pending;
+	u64				run_exec;
+	u64				run_at;
 	/* /proc/<pid>/sched */
 	unsigned long			nr_begun;
 	unsigned long			nr_accepted;
@@ -210,6 +225,13 @@ struct bvt_plan_slot {
 	u64				end;
 	struct bvt_rsv			*owner;		/* NULL: free */
 	u64				free_before;	/* in the slots before */
+};
+
+/* Why the plan runs a thread (bvt_rq::plan_pick_by, plan_curr_by). */
+enum bvt_plan_by {
+	BVT_PLAN_RSV,		/* its reserved slot */
+	BVT_PLAN_TC,		/* its accepted constraint, in free time */
+	BVT_PLAN_QAS,		/* its QAS part */
 };
 
 /* The most slots a plan may have (ENOSPC beyond). */
@@ -280,9 +302,16 @@ struct bvt_rq {
 	bool				plan_parked;	/* its CPU is offline */
 	struct rb_root_cached		tcs;		/* accepted, by deadline */
 	unsigned int			nr_tcs;
-	/* what the plan picked, and what runs by it (not charged in A) */
+	/* no reservation left on it: kept for its constraints until they end */
+	bool				plan_orphan;
+	/*
+	 * What the plan picked, and what runs by it (not charged in A), and
+	 * by what: BVT_PLAN_RSV, BVT_PLAN_TC or BVT_PLAN_QAS.
+	 */
 	struct task_struct		*plan_pick;
 	struct task_struct		*plan_curr;
+	enum bvt_plan_by		plan_pick_by;
+	enum bvt_plan_by		plan_curr_by;
 	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
 	struct task_struct		*home_push;
 	/* threads in a QAS part (qas_set.c), runnable here, by rank */

@@ -1053,24 +1053,35 @@ static void bvt_test_tc_feasible(struct kunit *test)
 	bvt_plan_count_free(plan);
 
 	need[0] = (struct bvt_tc_need){ 0, 10 * ms, 2 * ms };
-	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 1));
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 1, 0));
 	need[0].demand = 2 * ms + 1;
-	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1));
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1, 0));
 	/* Too little free time before its deadline. */
 	need[0] = (struct bvt_tc_need){ 0, 9 * ms, 1500 * 1000 };
-	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1));
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1, 0));
 	/* Two in one window do not fit; one later fits. */
 	need[0] = (struct bvt_tc_need){ 0, 10 * ms, 1 * ms };
 	need[1] = (struct bvt_tc_need){ 2 * ms, 10 * ms, 1500 * 1000 };
-	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 2));
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 2, 0));
 	need[1] = (struct bvt_tc_need){ 10 * ms, 20 * ms, 2 * ms };
-	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 2));
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 2, 0));
 	/* EDF: a late deadline leaves room for an early one, not in reverse. */
 	need[0] = (struct bvt_tc_need){ 0, 20 * ms, 2 * ms };
 	need[1] = (struct bvt_tc_need){ 0, 10 * ms, 2 * ms };
-	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 2));
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 2, 0));
 	need[2] = (struct bvt_tc_need){ 5 * ms, 20 * ms, 1 };
-	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 3));
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 3, 0));
+	/* Demands that wrap a u64 when summed do not fit. */
+	need[0] = (struct bvt_tc_need){ 0, 10 * ms, 1 * ms };
+	need[1] = (struct bvt_tc_need){ 0, 10 * ms, -(u64)(1 * ms) + 500 * 1000 };
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 2, 0));
+	need[1] = (struct bvt_tc_need){ 0, 10 * ms, U64_MAX };
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 2, 0));
+	/* Half the free time: 1 ms of every 10 ms. */
+	need[0] = (struct bvt_tc_need){ 0, 20 * ms, 2 * ms };
+	KUNIT_EXPECT_TRUE(test, bvt_tc_feasible(plan, need, 1, 1));
+	need[0].demand = 2 * ms + 1;
+	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1, 1));
 }
 
 static struct kunit_case bvt_test_cases[] = {

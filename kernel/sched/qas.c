@@ -228,30 +228,6 @@ static int bvt_plan_build(struct bvt_plan_slot *a, struct bvt_plan_slot *b,
 }
 
 /*
- * Repeat the @n slots of @a, a plan of hyperperiod @hyper, into @b until
- * @longer, a multiple of @hyper.  Returns the number of slots, or -ENOSPC.
- */
-static int bvt_plan_repeat(struct bvt_plan_slot *b,
-			   const struct bvt_plan_slot *a, unsigned int n,
-			   u64 hyper, u64 longer)
-{
-	unsigned int i, nr = 0;
-	u64 base;
-	int err;
-
-	for (base = 0; base < longer; base += hyper) {
-		for (i = 0; i < n; i++) {
-			err = bvt_plan_append(b, &nr, BVT_PLAN_SLOTS,
-					      base + a[i].start,
-					      base + a[i].end, a[i].owner);
-			if (err)
-				return err;
-		}
-	}
-	return nr;
-}
-
-/*
  * Count, in each slot of @plan, the free time before it, and in the plan
  * the free time of a hyperperiod: what time constraints can be given.
  */
@@ -338,19 +314,34 @@ struct bvt_tc_need {
 	u64	demand;
 };
 
+/* The most constraints one admission test looks at: a CPU's and one more. */
+#define BVT_TC_MAX	16	/* accepted constraints a CPU keeps */
+#define BVT_TC_NEEDS	(BVT_TC_MAX + 1)
+
 /*
  * Can @nr constraints all have their demand by their deadlines, run
- * earliest deadline first in @plan's free time?  For constraints released
- * at set times, EDF meets every deadline if and only if, for every
- * interval from a start to a deadline, what must be run inside it fits in
- * the free time it holds; those intervals are the only ones to check.
+ * earliest deadline first in @plan's free time, or in the share of it that
+ * @shift leaves (free >> @shift)?  For constraints released at set times,
+ * EDF meets every deadline if and only if, for every interval from a start
+ * to a deadline, what must be run inside it fits in the free time it
+ * holds; those intervals are the only ones to check.  The plan is looked
+ * up once per start and deadline, and every sum is checked for overflow:
+ * demands come from user space.
  */
 static bool bvt_tc_feasible(const struct bvt_plan *plan,
-			    const struct bvt_tc_need *need, unsigned int nr)
+			    const struct bvt_tc_need *need, unsigned int nr,
+			    unsigned int shift)
 {
+	u64 free_to_start[BVT_TC_NEEDS], free_to_deadline[BVT_TC_NEEDS];
 	unsigned int i, j, k;
 	u64 sum;
 
+	if (WARN_ON_ONCE(nr > BVT_TC_NEEDS))
+		return false;
+	for (i = 0; i < nr; i++) {
+		free_to_start[i] = bvt_plan_free_to(plan, need[i].start);
+		free_to_deadline[i] = bvt_plan_free_to(plan, need[i].deadline);
+	}
 	for (i = 0; i < nr; i++) {
 		for (j = 0; j < nr; j++) {
 			if (need[j].deadline <= need[i].start)
@@ -358,11 +349,11 @@ static bool bvt_tc_feasible(const struct bvt_plan *plan,
 			sum = 0;
 			for (k = 0; k < nr; k++) {
 				if (need[k].start >= need[i].start &&
-				    need[k].deadline <= need[j].deadline)
-					sum += need[k].demand;
+				    need[k].deadline <= need[j].deadline &&
+				    check_add_overflow(sum, need[k].demand, &sum))
+					return false;
 			}
-			if (sum > bvt_plan_free_in(plan, need[i].start,
-						   need[j].deadline))
+			if (sum > (free_to_deadline[j] - free_to_start[i]) >> shift)
 				return false;
 		}
 	}
@@ -373,9 +364,29 @@ static bool bvt_tc_feasible(const struct bvt_plan *plan,
  * The runtime.  Admission (bvt_ctl(2), affinity changes, hotplug) is
  * serialized by bvt_rsv_mutex and builds plans off any rq lock; a CPU's
  * plan, the slot it is in and its accepted constraints are read and
- * changed under its rq lock.  bvt_rsv_lock, a leaf lock, guards the
- * reservations of each CPU and the link of a thread to its reservation,
- * which exit and a change of policy cut in atomic context.
+ * changed under its rq lock.  A plan is replaced or freed under
+ * bvt_rsv_mutex only (the idle plan, never freed, comes and goes under
+ * the rq lock alone).  bvt_rsv_lock, a leaf lock, guards the reservations
+ * of each CPU and the link of a thread to its reservation, which exit and
+ * a change of policy cut in atomic context.
+ *
+ * Lock order, outermost first:
+ *
+ *   bvt_qas_mutex		(a change of a QAS set, and exit)
+ *     bvt_rsv_mutex		(admission, release, moves, the free work)
+ *       rq locks		(two at a time by double_rq_lock())
+ *         bvt_rsv_lock, a coop domain's lock
+ *
+ * The hotplug callback bvt_rsv_cpu_inactive() runs with the hotplug lock
+ * held for writing and takes bvt_rsv_mutex: so no holder of bvt_rsv_mutex
+ * or bvt_qas_mutex may wait for the hotplug lock (none takes it: admission
+ * looks at cpu_active_mask under the mutex, a constraint's under the rq
+ * lock, which the callback takes after clearing its CPU there, so neither
+ * is half made on a CPU going down), for the other mutex out of this
+ * order, or for
+ * bvt_rsv_wq, whose work takes bvt_rsv_mutex (the workqueue is flushed
+ * before either mutex is taken, and hotplug does not flush it).
+ * /proc/<pid>/sched takes none of them (the rq lock and RCU).
  */
 static DEFINE_MUTEX(bvt_rsv_mutex);
 static DEFINE_RAW_SPINLOCK(bvt_rsv_lock);
@@ -420,6 +431,45 @@ static void bvt_rsv_account(struct bvt_rsv *rsv, int sign)
 static inline bool bvt_rsv_is_idle(const struct bvt_rsv *owner)
 {
 	return owner == &bvt_idle_rsv || owner == &bvt_idle_fair;
+}
+
+/*
+ * The owner of @slot in a plan built anew from it: none if it is a
+ * reservation released whose slots the free work has not freed yet (the
+ * hotplug callback, which may place one meanwhile, does not wait for it).
+ */
+static struct bvt_rsv *bvt_plan_kept_owner(const struct bvt_plan_slot *slot)
+{
+	struct bvt_rsv *owner = slot->owner;
+
+	if (owner && !bvt_rsv_is_idle(owner) && !READ_ONCE(owner->task))
+		return NULL;
+	return owner;
+}
+
+/*
+ * Repeat the @n slots of @a, a plan of hyperperiod @hyper, into @b until
+ * @longer, a multiple of @hyper.  Returns the number of slots, or -ENOSPC.
+ */
+static int bvt_plan_repeat(struct bvt_plan_slot *b,
+			   const struct bvt_plan_slot *a, unsigned int n,
+			   u64 hyper, u64 longer)
+{
+	unsigned int i, nr = 0;
+	u64 base;
+	int err;
+
+	for (base = 0; base < longer; base += hyper) {
+		for (i = 0; i < n; i++) {
+			err = bvt_plan_append(b, &nr, BVT_PLAN_SLOTS,
+					      base + a[i].start,
+					      base + a[i].end,
+					      bvt_plan_kept_owner(&a[i]));
+			if (err)
+				return err;
+		}
+	}
+	return nr;
 }
 
 /*
@@ -690,6 +740,7 @@ static struct bvt_plan *bvt_plan_set(struct rq *rq, struct bvt_plan *plan,
 	struct bvt_plan *old = rq->bvt.plan;
 
 	rq->bvt.plan = plan;
+	rq->bvt.plan_orphan = false;
 	/* What runs is picked again, by the new plan. */
 	resched_curr(rq);
 	if (!plan) {
@@ -708,6 +759,9 @@ static struct bvt_plan *bvt_plan_set(struct rq *rq, struct bvt_plan *plan,
 static void bvt_tc_expire(struct rq *rq, u64 now);
 static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed);
 static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf);
+static void bvt_tc_pull(struct rq *rq, struct rq_flags *rf);
+static void bvt_plan_tcs_gone(struct rq *rq);
+static void bvt_tc_drop_orphans(struct rq *rq);
 
 /* The slot @rq enters, and the thread whose slot ended, if it ran. */
 static void bvt_rsv_trace_slot(struct rq *rq, struct task_struct *ran)
@@ -772,11 +826,10 @@ static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 		}
 		bvt_tc_expire(rq, ktime_get_ns());
 		bvt_rsv_pull(rq, &rf);
-		/* Constraints alone, and none left: no plan. */
-		if (rq->bvt.plan == per_cpu(bvt_idle_plan, cpu_of(rq)) &&
-		    !rq->bvt.nr_tcs) {
-			bvt_plan_set(rq, NULL, 0);
-		} else if (rq->bvt.plan && !hrtimer_is_queued(timer)) {
+		bvt_tc_pull(rq, &rf);
+		/* A plan kept for constraints alone, and none left: it ends. */
+		bvt_plan_tcs_gone(rq);
+		if (rq->bvt.plan && !hrtimer_is_queued(timer)) {
 			/* (A plan set meanwhile was armed by its setter.) */
 			resched_curr(rq);
 			bvt_plan_arm(rq);
@@ -847,14 +900,19 @@ static struct task_struct *bvt_plan_pick(struct rq *rq)
 		return NULL;
 	if (owner) {
 		p = bvt_rsv_task(owner);
-		if (p && bvt_plan_runnable(rq, p))
+		if (p && bvt_plan_runnable(rq, p)) {
+			rq->bvt.plan_pick_by = BVT_PLAN_RSV;
 			return p;
+		}
 	}
 	if (!RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root)) {
 		p = bvt_tc_pick(rq, ktime_get_ns());
-		if (p)
+		if (p) {
+			rq->bvt.plan_pick_by = BVT_PLAN_TC;
 			return p;
+		}
 	}
+	rq->bvt.plan_pick_by = BVT_PLAN_QAS;
 	return bvt_qas_pick(rq);
 }
 
@@ -870,19 +928,30 @@ static bool bvt_plan_yields(struct rq *rq)
 }
 
 /*
- * Charge @delta ns that @p ran in its reserved time or in its
- * constraint's free time: neither advances its virtual time, so that it
- * shares the rest of the CPU as the BVT thread it is.
+ * Charge @delta ns that @p ran by @rq's plan to what it ran by: its
+ * reserved time, or its constraint's free time (not its QAS part's, which
+ * counts its thread's run time).  None of them advances its virtual time,
+ * so that it shares the rest of the CPU as the BVT thread it is.
  */
 static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 {
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
-	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
+	struct bvt_tc *tc;
 
-	if (owner && bvt_rsv_task(owner) == p)
-		owner->ran += delta;
-	else if (tc)
-		tc->left -= min(tc->left, delta);
+	switch (rq->bvt.plan_curr_by) {
+	case BVT_PLAN_RSV:
+		if (owner && bvt_rsv_task(owner) == p)
+			owner->ran += delta;
+		break;
+	case BVT_PLAN_TC:
+		/* Queued here, or this rq's lock is not its lock. */
+		tc = p->bvt.tc;
+		if (tc && READ_ONCE(tc->cpu) == cpu_of(rq))
+			tc->left -= min(tc->left, delta);
+		break;
+	case BVT_PLAN_QAS:
+		break;
+	}
 }
 
 /*
@@ -892,10 +961,9 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
  */
 static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_rsv *owner = bvt_plan_owner(rq);
-	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
+	struct bvt_tc *tc = p->bvt.tc;
 
-	if ((owner && bvt_rsv_task(owner) == p) || !tc)
+	if (rq->bvt.plan_curr_by != BVT_PLAN_TC || !tc)
 		return 0;
 	return tc->left;
 }
@@ -904,11 +972,10 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 static void bvt_tc_check(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
-	struct bvt_rsv *owner = bvt_plan_owner(rq);
-	struct bvt_tc *tc = READ_ONCE(curr->bvt.tc);
+	struct bvt_tc *tc = curr->bvt.tc;
 
-	if (rq->bvt.plan_curr == curr && tc && !tc->left &&
-	    !(owner && bvt_rsv_task(owner) == curr))
+	if (rq->bvt.plan_curr == curr && rq->bvt.plan_curr_by == BVT_PLAN_TC &&
+	    tc && !tc->left)
 		resched_curr(rq);
 }
 
@@ -930,8 +997,11 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
 	}
 	if (!tc || tc->cpu != cpu_of(rq) || !bvt_tc_wants(tc, ktime_get_ns()))
 		return bvt_qas_wants(rq, p);
-	/* In free time, before a thread of the tree or a later deadline. */
-	if (rq->bvt.plan_curr != curr)
+	/*
+	 * In free time, before a thread of the tree, a QAS part, or a later
+	 * deadline.
+	 */
+	if (rq->bvt.plan_curr != curr || rq->bvt.plan_curr_by == BVT_PLAN_QAS)
 		return true;
 	return !curr->bvt.tc || tc->deadline < curr->bvt.tc->deadline;
 }
@@ -960,21 +1030,19 @@ static int bvt_plan_home(struct task_struct *p)
 }
 
 /*
- * At a change of slot of @rq, locked: bring the owner of the new slot
- * here if it waits on another CPU, or have that CPU let it go if it runs
- * there (put_prev_task_bvt() then pushes it home).  As pull_rt_task(),
- * this may drop the lock.
+ * Bring @p, which @rq's plan runs now, here if it waits on another CPU,
+ * or have that CPU let it go if it runs there (put_prev_task_bvt() then
+ * pushes it home).  Called from the plan's timer, with @p held by the
+ * caller, or by its reservation, which the timer's interrupts-off keeps
+ * from being freed (kfree_rcu()).  As pull_rt_task(), this may drop
+ * @rq's lock: @p must still be wanted here once both are locked.
  */
-static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf)
+static void bvt_plan_fetch(struct rq *rq, struct rq_flags *rf,
+			   struct task_struct *p)
 {
-	struct bvt_rsv *owner = bvt_plan_owner(rq);
-	struct task_struct *p;
 	struct rq *src;
 
-	if (!owner || bvt_rsv_is_idle(owner))
-		return;
-	p = bvt_rsv_task(owner);
-	if (!p || task_rq(p) == rq || !task_on_rq_queued(p) ||
+	if (task_rq(p) == rq || !task_on_rq_queued(p) ||
 	    !cpumask_test_cpu(cpu_of(rq), p->cpus_ptr))
 		return;
 	src = task_rq(p);
@@ -982,6 +1050,7 @@ static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf)
 	double_lock_balance(rq, src);
 	if (task_rq(p) == src && task_on_rq_queued(p) &&
 	    p->sched_class == &bvt_sched_class &&
+	    bvt_plan_home(p) == cpu_of(rq) &&
 	    cpumask_test_cpu(cpu_of(rq), p->cpus_ptr) && cpu_active(cpu_of(rq))) {
 		if (task_on_cpu(src, p))
 			resched_curr(src);
@@ -990,6 +1059,47 @@ static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf)
 	}
 	double_unlock_balance(rq, src);
 	rq_repin_lock(rq, rf);
+}
+
+/* At a change of slot of @rq, locked: its new owner comes here. */
+static void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf)
+{
+	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct task_struct *p;
+
+	if (!owner || bvt_rsv_is_idle(owner))
+		return;
+	p = bvt_rsv_task(owner);
+	if (p)
+		bvt_plan_fetch(rq, rf, p);
+}
+
+/*
+ * At the start of a constraint accepted on @rq (the plan's timer fires
+ * then), and at each change of slot while it wants free time: the thread
+ * of the first in EDF order, the one the plan runs next, comes here as the
+ * owner of a slot does, if it is elsewhere.
+ */
+static void bvt_tc_pull(struct rq *rq, struct rq_flags *rf)
+{
+	u64 now = ktime_get_ns();
+	struct task_struct *p = NULL;
+	struct rb_node *node;
+	struct bvt_tc *tc;
+
+	bvt_tc_drop_orphans(rq);
+	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (bvt_tc_wants(tc, now)) {
+			p = tc->task;
+			break;
+		}
+	}
+	if (!p || task_rq(p) == rq)
+		return;
+	get_task_struct(p);
+	bvt_plan_fetch(rq, rf, p);
+	put_task_struct(p);
 }
 
 static DEFINE_PER_CPU(struct balance_callback, bvt_home_head);
@@ -1025,8 +1135,7 @@ static void bvt_plan_put(struct rq *rq, struct task_struct *p)
 {
 	int cpu;
 
-	if (likely(!p->bvt.rsv && !p->bvt.tc) || rq->bvt.home_push ||
-	    !task_on_rq_queued(p) ||
+	if (rq->bvt.home_push || !task_on_rq_queued(p) ||
 	    rq->balance_callback == &balance_push_callback)
 		return;
 	cpu = bvt_plan_home(p);
@@ -1044,6 +1153,7 @@ static inline int bvt_plan_home(struct task_struct *p)
 }
 
 static inline void bvt_rsv_pull(struct rq *rq, struct rq_flags *rf) { }
+static inline void bvt_tc_pull(struct rq *rq, struct rq_flags *rf) { }
 static inline void bvt_plan_put(struct rq *rq, struct task_struct *p) { }
 #endif /* CONFIG_SMP */
 
@@ -1079,15 +1189,73 @@ static void __bvt_rsv_free(struct bvt_rsv *rsv)
 		bvt_plan_count_free(plan);
 		WRITE_ONCE(rq->bvt.slot_owner, plan->slots[rq->bvt.slot].owner);
 	}
-	/* No reservation left: constraints keep the idle plan, or none. */
-	if (plan && !owned)
-		old = bvt_plan_set(rq, RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root) ?
-				   NULL : per_cpu(bvt_idle_plan, rsv->cpu),
-				   ktime_get_ns());
+	/*
+	 * No reservation left: the plan ends, or, if constraints were
+	 * accepted on it, goes on as it is until they end (the free time
+	 * they count on, at the offsets they count on it, stays; a release
+	 * only adds to it).
+	 */
+	if (plan && !owned && plan != per_cpu(bvt_idle_plan, rsv->cpu)) {
+		if (RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root))
+			old = bvt_plan_set(rq, NULL, 0);
+		else
+			rq->bvt.plan_orphan = true;
+	}
 	rq_unlock_irqrestore(rq, &rf);
-	if (old && old != per_cpu(bvt_idle_plan, rsv->cpu))
-		kvfree(old);
+	kvfree(old);
 	kfree_rcu(rsv, rcu);
+}
+
+/*
+ * A plan kept for its constraints when its last reservation went ends
+ * with the last of them: by a work item, as plans are freed under
+ * bvt_rsv_mutex only, reached through an irq_work from under the rq lock.
+ */
+struct bvt_plan_retire {
+	struct irq_work		irq_work;
+	struct work_struct	work;
+	int			cpu;
+};
+
+static DEFINE_PER_CPU(struct bvt_plan_retire, bvt_plan_retire);
+
+static void bvt_plan_retire_work(struct work_struct *work)
+{
+	struct bvt_plan_retire *r = container_of(work, struct bvt_plan_retire,
+						 work);
+	struct rq *rq = cpu_rq(r->cpu);
+	struct bvt_plan *old = NULL;
+	struct rq_flags rf;
+
+	guard(mutex)(&bvt_rsv_mutex);
+	rq_lock_irqsave(rq, &rf);
+	if (rq->bvt.plan_orphan && !rq->bvt.nr_tcs)
+		old = bvt_plan_set(rq, NULL, 0);
+	rq_unlock_irqrestore(rq, &rf);
+	kvfree(old);
+}
+
+static void bvt_plan_retire_irq_work(struct irq_work *work)
+{
+	struct bvt_plan_retire *r = container_of(work, struct bvt_plan_retire,
+						 irq_work);
+
+	queue_work(bvt_rsv_wq, &r->work);
+}
+
+/*
+ * The last constraint of @rq may have gone, @rq locked: a plan that was
+ * there for constraints alone ends, the idle plan at once, one left by
+ * released reservations through bvt_plan_retire_work().
+ */
+static void bvt_plan_tcs_gone(struct rq *rq)
+{
+	if (rq->bvt.nr_tcs || !rq->bvt.plan)
+		return;
+	if (rq->bvt.plan == per_cpu(bvt_idle_plan, cpu_of(rq)))
+		bvt_plan_set(rq, NULL, 0);
+	else if (rq->bvt.plan_orphan)
+		irq_work_queue(&per_cpu(bvt_plan_retire, cpu_of(rq)).irq_work);
 }
 
 static void bvt_rsv_free(struct bvt_rsv *rsv)
@@ -1240,30 +1408,45 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
  * guarantees it, and its thread runs there by EDF in the plan's free
  * time until it has had @left of it, besides its own reserved time.
  */
-#define BVT_TC_MAX	16	/* accepted constraints a CPU keeps */
-
 static inline bool bvt_tc_before(struct rb_node *a, const struct rb_node *b)
 {
 	return rb_entry(a, struct bvt_tc, node)->deadline <
 	       rb_entry(b, struct bvt_tc, node)->deadline;
 }
 
-/* Take @tc, accepted on @rq, off it; @missed: its deadline passed. */
-static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
+/* Does @tc's thread run on @rq by it now? */
+static inline bool bvt_tc_runs(struct rq *rq, const struct bvt_tc *tc)
+{
+	return rq->bvt.plan_curr == tc->task &&
+	       rq->bvt.plan_curr_by == BVT_PLAN_TC;
+}
+
+/*
+ * Take @tc, accepted on @rq, off it; @missed: its deadline passed, or it
+ * lost its guarantee.  What its thread runs on now, if it runs by it, is
+ * for its caller to look at again.
+ */
+static void __bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
 {
 	rb_erase_cached(&tc->node, &rq->bvt.tcs);
 	rq->bvt.nr_tcs--;
 	WRITE_ONCE(tc->cpu, -1);
-	/* Whatever it runs on now is the tree's to decide. */
-	if (rq->bvt.plan_curr == tc->task &&
-	    bvt_plan_owner(rq) != tc->task->bvt.rsv)
-		resched_curr(rq);
 	if (missed) {
 		tc->missed = 1;
 		tc->nr_missed++;
 		trace_sched_bvt_tc_miss(tc->task, cpu_of(rq), tc->deadline,
 					tc->left);
 	}
+}
+
+/* As __bvt_tc_unqueue(), and the tree decides what its thread runs on. */
+static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
+{
+	bool runs = bvt_tc_runs(rq, tc);
+
+	__bvt_tc_unqueue(rq, tc, missed);
+	if (runs)
+		resched_curr(rq);
 }
 
 /*
@@ -1301,34 +1484,103 @@ static void bvt_tc_rebase(struct rq *rq, const struct bvt_plan *plan,
 	}
 }
 
+/*
+ * A constraint whose thread has left the class since its begin is not
+ * guaranteed (its thread is no longer the plan's to run, and coming back
+ * does not make it so): whoever finds it queued takes it off, missed.
+ */
+static inline bool bvt_tc_orphaned(const struct bvt_tc *tc)
+{
+	return READ_ONCE(tc->lost);
+}
+
+/*
+ * @p leaves SCHED_BVT (a change of policy, not a PI boost), @p's rq
+ * locked: its constraint, if begun, loses its guarantee.  Its thread alone
+ * frees it, and not meanwhile.
+ */
+static void bvt_tc_lose(struct task_struct *p)
+{
+	struct bvt_tc *tc = p->bvt.tc;
+
+	if (tc && tc->active)
+		WRITE_ONCE(tc->lost, 1);
+}
+
+/* Take @rq's orphaned constraints off it, missed; at most BVT_TC_MAX. */
+static void bvt_tc_drop_orphans(struct rq *rq)
+{
+	struct rb_node *node, *next;
+	struct bvt_tc *tc;
+
+	for (node = rb_first_cached(&rq->bvt.tcs); node; node = next) {
+		next = rb_next(node);
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (bvt_tc_orphaned(tc))
+			bvt_tc_unqueue(rq, tc, true);
+	}
+}
+
+/* Constraints that a user without CAP_SYS_NICE may hold on one CPU. */
+#define BVT_TC_USER_MAX	4
+
+static inline bool bvt_tc_same_user(const struct bvt_tc *tc,
+				    const struct bvt_tc *new)
+{
+	return !tc->privileged && uid_eq(tc->uid, new->uid);
+}
+
+/*
+ * Can @rq's accepted constraints, and @new if not NULL, all be met under
+ * @plan, put in force from @epoch, from @now?  A @new begun without
+ * CAP_SYS_NICE must also leave its user at most BVT_TC_USER_MAX
+ * constraints of the CPU, together needing at most half its free time.
+ * Called with @rq locked: the walk is of BVT_TC_MAX constraints at most.
+ */
 static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 		       u64 epoch, u64 now, struct bvt_tc *new)
 {
-	struct bvt_tc_need need[BVT_TC_MAX + 1];
-	unsigned int nr = 0;
-	struct bvt_tc *tc;
+	struct bvt_tc_need need[BVT_TC_NEEDS], mine[BVT_TC_NEEDS];
+	unsigned int nr = 0, nr_mine = 0, users = 0;
 	struct rb_node *node;
+	struct bvt_tc *tc;
 	u64 left;
 
+	bvt_tc_drop_orphans(rq);
 	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
+		if (tc->deadline <= now)
+			continue;
+		if (new && bvt_tc_same_user(tc, new))
+			users++;
 		left = bvt_tc_left_under(rq, tc, plan, epoch, now);
-		if (tc->deadline <= now || !left)
+		if (!left)
 			continue;
 		if (WARN_ON_ONCE(nr == BVT_TC_MAX))
 			return false;
-		need[nr++] = (struct bvt_tc_need){
+		need[nr] = (struct bvt_tc_need){
 			max(tc->start, now) - epoch, tc->deadline - epoch,
 			left };
+		if (new && bvt_tc_same_user(tc, new))
+			mine[nr_mine++] = need[nr];
+		nr++;
 	}
 	if (new) {
 		/* bvt_tc_try() keeps a CPU's constraints to BVT_TC_MAX. */
 		if (nr == BVT_TC_MAX)
 			return false;
-		need[nr++] = (struct bvt_tc_need){
+		need[nr] = (struct bvt_tc_need){
 			new->start - epoch, new->deadline - epoch, new->left };
+		if (!new->privileged) {
+			if (users >= BVT_TC_USER_MAX)
+				return false;
+			mine[nr_mine++] = need[nr];
+			if (!bvt_tc_feasible(plan, mine, nr_mine, 1))
+				return false;
+		}
+		nr++;
 	}
-	return bvt_tc_feasible(plan, need, nr);
+	return bvt_tc_feasible(plan, need, nr, 0);
 }
 
 /*
@@ -1366,8 +1618,11 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 		own = bvt_plan_owned_in(plan, rsv, tc->start - epoch,
 					tc->deadline - epoch);
 	tc->left = estimate > own ? estimate - own : 0;
+	bvt_tc_drop_orphans(rq);
 	if (rq->bvt.nr_tcs >= BVT_TC_MAX ||
 	    !bvt_tc_fit(rq, plan, epoch, now, tc)) {
+		/* Its refusal may have taken an orphan off the last. */
+		bvt_plan_tcs_gone(rq);
 		rq_unlock_irqrestore(rq, &rf);
 		return false;
 	}
@@ -1385,48 +1640,146 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 	return true;
 }
 
-/* End @p's constraint, if begun: its time taken, ns; -ENOENT if none. */
-static s64 bvt_tc_end(struct task_struct *p, bool *missed)
+/*
+ * Take @tc off the CPU it is accepted on, if it is: @missed, it lost its
+ * guarantee.  A plan kept for constraints alone may end with it.  Not
+ * under an rq lock; by @tc's thread, by bvt_task_dead() after it, or
+ * under rcu_read_lock(), so that @tc is not freed meanwhile.
+ *
+ * Its own thread ends it in bvt_ctl(), and may begin the next in the same
+ * call (SCHED_BVT_TC_END_PREV): it is not switched out in between, which
+ * would have it wait behind the threads the constraint ran it before, and
+ * ask for the next one late.  Returns true if it is then to be looked at
+ * again (bvt_tc_resched()); the plan's timer ends a plan left empty.
+ */
+static bool bvt_tc_dequeue(struct bvt_tc *tc, bool missed)
 {
-	struct bvt_tc *tc = p->bvt.tc;
+	int cpu = READ_ONCE(tc->cpu);
+	bool self = tc->task == current, runs = false;
 	struct rq_flags rf;
 	struct rq *rq;
-	int cpu;
+
+	if (cpu < 0)
+		return false;
+	rq = cpu_rq(cpu);
+	rq_lock_irqsave(rq, &rf);
+	/* Its CPU takes it off when its deadline passes. */
+	if (tc->cpu == cpu) {
+		runs = bvt_tc_runs(rq, tc);
+		if (self) {
+			__bvt_tc_unqueue(rq, tc, missed);
+		} else {
+			bvt_tc_unqueue(rq, tc, missed);
+			bvt_plan_tcs_gone(rq);
+		}
+	}
+	rq_unlock_irqrestore(rq, &rf);
+	return self && runs;
+}
+
+/* The caller ended the constraint it ran by: what it runs on is picked anew. */
+static void bvt_tc_resched(void)
+{
+	set_tsk_need_resched(current);
+	set_preempt_need_resched();
+}
+
+/* End the guarantee of @p's accepted constraint, if any: it ends missed. */
+static void bvt_tc_drop(struct task_struct *p)
+{
+	struct bvt_tc *tc;
+
+	guard(rcu)();
+	tc = READ_ONCE(p->bvt.tc);
+	if (tc && bvt_tc_dequeue(tc, true))
+		bvt_tc_resched();
+}
+
+/*
+ * @p, whose constraint was begun before its start, is switched in (@in)
+ * or out, as a BVT thread: its run time at the start is known once the
+ * start has passed.  Out, it ran from when it last came in; in, it did
+ * not run since it last went out.  Only the thread itself, on its CPU,
+ * changes these.
+ */
+static void bvt_tc_switched(struct task_struct *p, bool in)
+{
+	struct bvt_tc *tc = p->bvt.tc;
+	u64 now;
+
+	if (likely(!tc->start_pending))
+		return;
+	now = ktime_get_ns();
+	if (now < tc->start) {
+		if (in) {
+			tc->run_exec = p->se.sum_exec_runtime;
+			tc->run_at = now;
+		}
+		return;
+	}
+	tc->exec_start = in ? p->se.sum_exec_runtime :
+			 tc->run_exec + (tc->start - tc->run_at);
+	tc->start_pending = 0;
+}
+
+/*
+ * The run time of @p, current, from its constraint's begin or, if later,
+ * its start: 0 before the start.  Running, it has run since it last came
+ * in, before the start if that is still pending.
+ */
+static u64 bvt_tc_taken(struct task_struct *p, struct bvt_tc *tc)
+{
+	u64 exec, now;
+
+	guard(preempt)();
+	exec = task_sched_runtime(p);
+	if (tc->start_pending) {
+		now = ktime_get_ns();
+		if (now < tc->start)
+			return 0;
+		tc->exec_start = tc->run_exec + (tc->start - tc->run_at);
+		tc->start_pending = 0;
+	}
+	return exec > tc->exec_start ? exec - tc->exec_start : 0;
+}
+
+/*
+ * End @p's constraint, if begun: its time taken, ns; -ENOENT if none.
+ * Past its deadline, or left by its thread's class, it was missed.
+ * *@resched: the caller ran by it, and is to be picked anew.
+ */
+static s64 bvt_tc_end(struct task_struct *p, bool *missed, bool *resched)
+{
+	struct bvt_tc *tc = p->bvt.tc;
+	bool late;
+	u64 taken;
 
 	if (!tc || !tc->active)
 		return -ENOENT;
-	cpu = READ_ONCE(tc->cpu);
-	if (cpu >= 0) {
-		rq = cpu_rq(cpu);
-		rq_lock_irqsave(rq, &rf);
-		/* Its CPU takes it off when its deadline passes. */
-		if (tc->cpu >= 0)
-			bvt_tc_unqueue(rq, tc, ktime_get_ns() > tc->deadline);
-		/* The idle plan served constraints only. */
-		if (!rq->bvt.nr_tcs &&
-		    rq->bvt.plan == per_cpu(bvt_idle_plan, cpu))
-			bvt_plan_set(rq, NULL, 0);
-		rq_unlock_irqrestore(rq, &rf);
-	}
+	/* The end is now, not when the caller next runs. */
+	taken = bvt_tc_taken(p, tc);
+	tc->start_pending = 0;
+	late = ktime_get_ns() > tc->deadline;
+	*resched = bvt_tc_dequeue(tc, late || bvt_tc_orphaned(tc));
 	tc->active = 0;
-	*missed = tc->missed;
-	trace_sched_bvt_tc_end(p, task_sched_runtime(p) - tc->exec_start,
-			       tc->missed);
-	return task_sched_runtime(p) - tc->exec_start;
+	*missed = tc->missed || late;
+	trace_sched_bvt_tc_end(p, taken, *missed);
+	return taken;
 }
 
 /*
  * Begin a constraint for the caller: accepted on its reservation's CPU if
  * it has one, else on its own CPU or the least reserved that takes it.
- * Returns 1 if accepted, 0 if not (the caller runs as before).
+ * Returns 1 if accepted, 0 if not (the caller runs as before); either
+ * way it is begun, and ends by BVT_CTL_TC_END.
  */
 static int bvt_tc_begin(struct sched_bvt_tc *arg)
 {
 	struct task_struct *p = current;
 	struct bvt_tc *tc = p->bvt.tc;
-	int *cpus, n, i, cpu;
+	int *cpus, n, i, cpu = -1;
 	struct bvt_rsv *rsv;
-	bool accepted = false;
+	u64 now;
 
 	if (!tc) {
 		tc = kzalloc(sizeof(*tc), GFP_KERNEL);
@@ -1438,46 +1791,55 @@ static int bvt_tc_begin(struct sched_bvt_tc *arg)
 	}
 	tc->active = 1;
 	tc->missed = 0;
+	tc->lost = 0;
 	tc->start = arg->start;
 	tc->deadline = arg->deadline;
 	tc->estimate = arg->estimate;
-	tc->exec_start = task_sched_runtime(p);
+	tc->privileged = ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE);
+	tc->uid = current_uid();
+	/* Not switched meanwhile: bvt_tc_switched() reads these. */
+	scoped_guard(preempt) {
+		now = ktime_get_ns();
+		tc->exec_start = task_sched_runtime(p);
+		tc->run_exec = tc->exec_start;
+		tc->run_at = now;
+		tc->start_pending = arg->start > now;
+	}
 	tc->nr_begun++;
 
 	if (READ_ONCE(p->bvt.rsv)) {
 		/* Its reserved time there counts: no move or release meanwhile. */
 		mutex_lock(&bvt_rsv_mutex);
 		rsv = READ_ONCE(p->bvt.rsv);
-		cpu = rsv ? rsv->cpu : -1;
-		if (cpu >= 0)
-			accepted = bvt_tc_try(tc, cpu, arg->estimate);
+		if (rsv && bvt_tc_try(tc, rsv->cpu, arg->estimate))
+			cpu = rsv->cpu;
 		mutex_unlock(&bvt_rsv_mutex);
-		if (cpu >= 0)
+		if (rsv)
 			goto out;
 	}
-	cpu = task_cpu(p);
-	if (bvt_tc_try(tc, cpu, arg->estimate)) {
-		accepted = true;
+	if (bvt_tc_try(tc, task_cpu(p), arg->estimate)) {
+		cpu = task_cpu(p);
 		goto out;
 	}
 	cpus = kcalloc(nr_cpu_ids, sizeof(*cpus), GFP_KERNEL);
 	if (!cpus)
 		goto out;
 	n = bvt_rsv_cpu_order(p->cpus_ptr, cpus);
-	for (i = 0; i < n && !accepted; i++) {
-		if (cpus[i] != cpu)
-			accepted = bvt_tc_try(tc, cpus[i], arg->estimate);
+	for (i = 0; i < n && cpu < 0; i++) {
+		if (cpus[i] != task_cpu(p) &&
+		    bvt_tc_try(tc, cpus[i], arg->estimate))
+			cpu = cpus[i];
 	}
 	kfree(cpus);
 out:
 	trace_sched_bvt_tc_begin(p, arg->start, arg->estimate, arg->deadline,
-				 accepted ? tc->cpu : -1);
-	if (!accepted)
+				 cpu);
+	if (cpu < 0)
 		return 0;
 	tc->nr_accepted++;
-	arg->cpu = tc->cpu;
+	arg->cpu = cpu;
 	/* Accepted elsewhere: go there (bvt_plan_put()). */
-	if (tc->cpu != task_cpu(p)) {
+	if (cpu != task_cpu(p)) {
 		set_tsk_need_resched(p);
 		set_preempt_need_resched();
 	}
@@ -1486,25 +1848,16 @@ out:
 
 /*
  * Exit: no constraint outlives its thread.  An idle plan left without
- * constraints ends at its CPU's next slot.
+ * constraints ends at once, one kept for them by the retire work.
  */
 static void bvt_tc_release(struct task_struct *p)
 {
 	struct bvt_tc *tc = p->bvt.tc;
-	struct rq_flags rf;
-	struct rq *rq;
-	int cpu;
 
 	if (!tc)
 		return;
-	cpu = READ_ONCE(tc->cpu);
-	if (cpu >= 0) {
-		rq = cpu_rq(cpu);
-		rq_lock_irqsave(rq, &rf);
-		if (tc->cpu >= 0)
-			bvt_tc_unqueue(rq, tc, false);
-		rq_unlock_irqrestore(rq, &rf);
-	}
+	if (bvt_tc_dequeue(tc, false))
+		bvt_tc_resched();
 	WRITE_ONCE(p->bvt.tc, NULL);
 	kfree_rcu(tc, rcu);
 }
@@ -1518,6 +1871,12 @@ void bvt_task_exit(struct task_struct *p)
 {
 	struct bvt_rsv *rsv;
 
+	/*
+	 * PF_EXITING before the look: pairs with bvt_qas_set_period(), which
+	 * stores a set and then looks at PF_EXITING, so that of the two one
+	 * sees the other.
+	 */
+	smp_mb();
 	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc) &&
 		   !READ_ONCE(p->bvt.qas)))
 		return;
@@ -1534,31 +1893,34 @@ void bvt_task_exit(struct task_struct *p)
  * another CPU): called from finish_task_switch(), before the RCU-delayed
  * put of the task, which CPUs may still be reading under their rq locks.
  * Normally bvt_task_exit() has ended them; not one that BVT_CTL_RESERVE,
- * racing with the exit, linked after that.
+ * racing with the exit, linked after that.  A QAS set never outlives
+ * bvt_task_exit(): bvt_qas_set_period() takes back one it stores as the
+ * thread starts to exit.
  */
 void bvt_task_dead(struct task_struct *p)
 {
-	if (likely(!p->bvt.rsv && !p->bvt.tc && !p->bvt.qas))
+	if (likely(!p->bvt.rsv && !p->bvt.tc))
 		return;
 	bvt_rsv_release(p);
 	bvt_tc_release(p);
-	/*
-	 * A set that BVT_CTL_QAS_PERIOD, racing with the exit, stored after
-	 * it: never begun (only its thread begins it), so no timer runs.
-	 */
-	if (p->bvt.qas) {
-		struct bvt_qas *qas = p->bvt.qas;
-
-		WRITE_ONCE(p->bvt.qas, NULL);
-		kfree_rcu(qas, rcu);
-	}
 }
 
 static bool bvt_qas_takes_rsv(struct task_struct *p);
 
 /*
+ * Before a reservation is made, with no mutex held: the slots of those
+ * that exits ended are freed first.
+ */
+static void bvt_rsv_flush(void)
+{
+	flush_workqueue(bvt_rsv_wq);
+}
+
+/*
  * Reserve for @p: the placement of bvt_ctl(BVT_CTL_RESERVE), and with a
- * @window (its period), of a QAS mandatory part of @arg->amount.
+ * @window (its period), of a QAS mandatory part of @arg->amount.  Placed
+ * and linked under bvt_rsv_mutex: hotplug, which moves reservations under
+ * it too, sees none half made.
  */
 static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 			   u64 window)
@@ -1579,9 +1941,6 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 	rsv->window = window;
 	rsv->window_amount = window ? arg->amount : 0;
 
-	/* The slots of reservations ended by exit are free first. */
-	flush_workqueue(bvt_rsv_wq);
-	cpus_read_lock();
 	mutex_lock(&bvt_rsv_mutex);
 	if (READ_ONCE(p->bvt.rsv)) {
 		ret = -EEXIST;
@@ -1632,7 +1991,6 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 	rsv = NULL;
 unlock:
 	mutex_unlock(&bvt_rsv_mutex);
-	cpus_read_unlock();
 	kfree(rsv);
 	kfree(cpus);
 	return ret;
@@ -1658,17 +2016,24 @@ static int bvt_tc_cpu(struct task_struct *p)
 	return tc ? READ_ONCE(tc->cpu) : -1;
 }
 
-/* Move @p's reservation @rsv to an active CPU of @mask.  Mutex held. */
+/*
+ * Move @p's reservation @rsv to an active CPU of @mask.  Mutex held.  Not
+ * while @p's constraint, accepted on @rsv's CPU, counts on its reserved
+ * time there, unless that CPU goes down (@hotplug): the constraint then
+ * loses its guarantee as the reservation leaves.
+ */
 static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
-			const struct cpumask *mask)
+			const struct cpumask *mask, bool hotplug)
 {
 	int *cpus, n, i, err, ret = -EBUSY;
 	struct bvt_rsv *to, *freed;
 	struct rq_flags rf;
+	bool counts_on;
 	struct rq *rq;
 
 	lockdep_assert_held(&bvt_rsv_mutex);
-	if (bvt_tc_cpu(p) >= 0)
+	counts_on = bvt_tc_cpu(p) == rsv->cpu;
+	if (counts_on && !hotplug)
 		return -EBUSY;
 	to = bvt_rsv_alloc(&cpus);
 	if (!to)
@@ -1705,46 +2070,63 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 		bvt_rsv_account(freed, -1);
 	}
 	task_rq_unlock(rq, p, &rf);
-	if (freed == rsv)
+	if (freed == rsv) {
 		trace_sched_bvt_rsv_reserve(p, to->cpu, to->amount, to->period);
+		if (counts_on)
+			bvt_tc_drop(p);
+	}
 	__bvt_rsv_free(freed);
 	return 0;
 }
 
 /*
  * sched_setaffinity() of @p to @mask: move its reservation if @mask does
- * not have its CPU.  Not for a change of cpuset, which cpuset_can_attach()
- * does not ask us about: that leaves the reservation unused (bvt_rsv_pull()
- * does not pull a thread where it may not run) until it is released.
+ * not have its CPU, or refuse (-EBUSY) if no CPU of @mask has room or its
+ * accepted constraint counts on the reserved time it has there.  A
+ * constraint accepted on a CPU that @mask does not have, and that counts
+ * on no reserved time, loses its guarantee: the change goes ahead.
+ *
+ * Not for a change of cpuset, which cpuset_can_attach() does not ask us
+ * about, nor for a change racing with BVT_CTL_RESERVE (which checks the
+ * mask it links under, not the one about to be set): either leaves the
+ * reservation unused (bvt_rsv_pull() does not pull a thread where it may
+ * not run) until it is released; no other thread's guarantee changes.
  */
 int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask)
 {
 	struct bvt_rsv *rsv;
-	int cpu;
+	int cpu, ret;
 
 	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc)))
 		return 0;
-	cpu = bvt_tc_cpu(p);
-	if (cpu >= 0 && !cpumask_test_cpu(cpu, mask))
-		return -EBUSY;
 	/* Hotplug moves reservations under the mutex too: no CPU lock. */
 	guard(mutex)(&bvt_rsv_mutex);
 	/* Unlinked meanwhile, @rsv is freed under the mutex only. */
 	rsv = READ_ONCE(p->bvt.rsv);
-	if (!rsv || cpumask_test_cpu(rsv->cpu, mask))
-		return 0;
-	return bvt_rsv_move(p, rsv, mask);
+	cpu = bvt_tc_cpu(p);
+	if (rsv && !cpumask_test_cpu(rsv->cpu, mask)) {
+		ret = bvt_rsv_move(p, rsv, mask, false);
+		if (ret)
+			return ret;
+	}
+	if (cpu >= 0 && !cpumask_test_cpu(cpu, mask))
+		bvt_tc_drop(p);
+	return 0;
 }
 
 /*
  * @cpu is going down (cpu_active_mask no longer has it): move its
  * reservations to the CPUs their threads may run on, or refuse, as
- * SCHED_DEADLINE refuses when its bandwidth would not fit.  The
- * constraints accepted there lose their guarantee and end flagged missed:
- * any SCHED_BVT thread may ask for one, and none may hold a CPU up.  With
- * tasks frozen (suspend, kexec) nothing moves and nothing is refused: the
- * plan is parked with the CPU (rq_offline_bvt()) and resumes with it.
- * Called with the hotplug lock held.
+ * SCHED_DEADLINE refuses when its bandwidth would not fit.  Once all have
+ * moved, the constraints accepted there lose their guarantee and end
+ * flagged missed: any SCHED_BVT thread may ask for one, and none may hold
+ * a CPU up.  An offline refused leaves them, but for those that counted on
+ * a reservation that moved.  With tasks frozen (suspend, kexec) nothing
+ * moves and nothing is refused: the plan is parked with the CPU
+ * (rq_offline_bvt()) and resumes with it.  Called with the hotplug lock
+ * held for writing: it waits for no one that may wait for that lock (the
+ * slots of reservations that exits released are freed by bvt_rsv_wq, not
+ * flushed here; they run nothing meanwhile).
  */
 int bvt_rsv_cpu_inactive(unsigned int cpu)
 {
@@ -1757,29 +2139,30 @@ int bvt_rsv_cpu_inactive(unsigned int cpu)
 
 	if (!READ_ONCE(bvt_rsv_ready) || cpuhp_tasks_frozen)
 		return 0;
-	scoped_guard(rq_lock_irqsave, rq) {
-		while ((node = rb_first_cached(&rq->bvt.tcs)))
-			bvt_tc_unqueue(rq, rb_entry(node, struct bvt_tc, node),
-				       true);
-	}
-	/* Exits since are let go of first: their slots leave with them. */
-	flush_workqueue(bvt_rsv_wq);
 	guard(mutex)(&bvt_rsv_mutex);
 	while (!ret) {
 		scoped_guard(raw_spinlock_irq, &bvt_rsv_lock) {
 			rsv = list_first_entry_or_null(&rc->list,
 						       struct bvt_rsv, node);
-			/* No reservation is half made while hotplug runs. */
+			/* None is half made: that takes the mutex. */
 			p = rsv ? rsv->task : NULL;
 			if (p)
 				get_task_struct(p);
 		}
 		if (!p)
 			break;
-		ret = bvt_rsv_move(p, rsv, p->cpus_ptr);
+		ret = bvt_rsv_move(p, rsv, p->cpus_ptr, true);
 		put_task_struct(p);
 	}
-	return ret;
+	if (ret)
+		return ret;
+	scoped_guard(rq_lock_irqsave, rq) {
+		while ((node = rb_first_cached(&rq->bvt.tcs)))
+			bvt_tc_unqueue(rq, rb_entry(node, struct bvt_tc, node),
+				       true);
+		bvt_plan_tcs_gone(rq);
+	}
+	return 0;
 }
 
 /*
@@ -1858,7 +2241,10 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		if (ret)
 			return ret;
 	}
-	if (op != BVT_CTL_GET_RSV && !capable(CAP_SYS_NICE))
+	/* What only the kernel writes is 0 from the caller, for later use. */
+	if (op == BVT_CTL_RESERVE && (arg.cpu || arg.ran))
+		return -EINVAL;
+	if (op == BVT_CTL_RESERVE && !capable(CAP_SYS_NICE))
 		return -EPERM;
 	scoped_guard(rcu) {
 		p = pid ? find_task_by_vpid(pid) : current;
@@ -1866,14 +2252,22 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 			return -ESRCH;
 		get_task_struct(p);
 	}
-	/* As sched_setattr() asks of a change to another thread. */
-	ret = op == BVT_CTL_GET_RSV ? 0 : security_task_setscheduler(p);
+	/* Giving one's own up needs no privilege, as lowering nice does not. */
+	ret = -EPERM;
+	if (op == BVT_CTL_RELEASE && p != current && !capable(CAP_SYS_NICE))
+		goto put;
+	/* As sched_setattr() and sched_getattr() ask of another thread. */
+	ret = op == BVT_CTL_GET_RSV ? security_task_getscheduler(p) :
+				      security_task_setscheduler(p);
 	if (ret)
 		goto put;
 	switch (op) {
 	case BVT_CTL_RESERVE:
-		ret = p->policy == SCHED_BVT ? bvt_rsv_reserve(p, &arg, 0) :
-					       -EINVAL;
+		ret = -EINVAL;
+		if (p->policy != SCHED_BVT)
+			break;
+		bvt_rsv_flush();
+		ret = bvt_rsv_reserve(p, &arg, 0);
 		break;
 	case BVT_CTL_RELEASE:
 		ret = -ENOENT;
@@ -1884,12 +2278,15 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		 * (bvt_tc_begin() holds the mutex too while it counts.)
 		 */
 		scoped_guard(mutex, &bvt_rsv_mutex) {
+			rsv = READ_ONCE(p->bvt.rsv);
+			ret = -ENOENT;
+			if (!rsv)
+				break;
 			ret = -EBUSY;
-			if (bvt_tc_cpu(p) >= 0)
+			if (bvt_tc_cpu(p) == rsv->cpu)
 				break;
 			/* A QAS mandatory part's ends with its set. */
-			rsv = READ_ONCE(p->bvt.rsv);
-			if (rsv && rsv->window)
+			if (rsv->window)
 				break;
 			rsv = bvt_rsv_unlink(p);
 			if (rsv)
@@ -1920,7 +2317,7 @@ put:
 static long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
 {
 	struct sched_bvt_tc arg = { };
-	bool missed = false;
+	bool missed = false, resched = false;
 	u32 usize;
 	long ret;
 	s64 taken;
@@ -1931,27 +2328,33 @@ static long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
 		return ret;
 	if (pid && pid != task_pid_vnr(current))
 		return -EINVAL;
-	if (current->policy != SCHED_BVT)
-		return -EINVAL;
+	/* A constraint ends whatever its thread's class is now. */
 	if (op == BVT_CTL_TC_END) {
 		if (arg.flags)
 			return -EINVAL;
-		taken = bvt_tc_end(current, &missed);
+		taken = bvt_tc_end(current, &missed, &resched);
 		if (taken < 0)
 			return taken;
+		if (resched)
+			bvt_tc_resched();
 		arg.time_taken = taken;
 		arg.flags = SCHED_BVT_TC_ENDED | (missed ? SCHED_BVT_TC_MISSED : 0);
 		return bvt_ctl_copy_out(uarg, &arg, usize, sizeof(arg));
 	}
+	if (current->policy != SCHED_BVT)
+		return -EINVAL;
+	/* An estimate longer than its window can never be met. */
 	if (arg.flags & ~SCHED_BVT_TC_END_PREV || !arg.estimate ||
 	    arg.deadline <= arg.start || arg.cpu || arg.time_taken ||
+	    arg.__reserved ||
 	    arg.deadline - arg.start > SCHED_BVT_TC_SPAN_MAX ||
+	    arg.estimate > arg.deadline - arg.start ||
 	    arg.start > ktime_get_ns() + SCHED_BVT_TC_SPAN_MAX)
 		return -EINVAL;
 	if (current->bvt.tc && current->bvt.tc->active) {
 		if (!(arg.flags & SCHED_BVT_TC_END_PREV))
 			return -EBUSY;
-		arg.time_taken = bvt_tc_end(current, &missed);
+		arg.time_taken = bvt_tc_end(current, &missed, &resched);
 		arg.flags = SCHED_BVT_TC_ENDED |
 			    (missed ? SCHED_BVT_TC_MISSED : 0);
 	} else {
@@ -1959,6 +2362,9 @@ static long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
 	}
 	arg.cpu = -1;
 	ret = bvt_tc_begin(&arg);
+	/* Only now, with the next one in place (or refused). */
+	if (resched)
+		bvt_tc_resched();
 	if (ret < 0)
 		return ret;
 	if (bvt_ctl_copy_out(uarg, &arg, usize, sizeof(arg)))
@@ -2002,6 +2408,11 @@ static int __init bvt_rsv_init(void)
 	if (!bvt_rsv_wq || !bvt_plan_work[0] || !bvt_plan_work[1])
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
+		struct bvt_plan_retire *r = per_cpu_ptr(&bvt_plan_retire, cpu);
+
+		r->cpu = cpu;
+		init_irq_work(&r->irq_work, bvt_plan_retire_irq_work);
+		INIT_WORK(&r->work, bvt_plan_retire_work);
 		INIT_LIST_HEAD(&per_cpu(bvt_rsv_cpus, cpu).list);
 		/* Its idle reservation, at the start of 10 ms, then free. */
 		n = bvt_plan_idle_reqs(cpu, 10 * NSEC_PER_MSEC, idle);

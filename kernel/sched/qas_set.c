@@ -498,6 +498,21 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 		new = NULL;
 	}
 	task_rq_unlock(rq, p, &rf);
+	/*
+	 * Stored, then PF_EXITING looked at: pairs with bvt_task_exit(), which
+	 * sets PF_EXITING before it looks for a set.  A thread that began to
+	 * exit meanwhile may not have seen this one: it is taken back, and
+	 * the set never outlives the thread's exit.
+	 */
+	smp_mb();
+	if (!ret && READ_ONCE(p->flags) & PF_EXITING) {
+		rq = task_rq_lock(p, &rf);
+		bvt_qas_stop(rq, p);
+		WRITE_ONCE(p->bvt.qas, NULL);
+		task_rq_unlock(rq, p, &rf);
+		kfree_rcu(qas, rcu);
+		ret = -ESRCH;
+	}
 	kfree(new);
 	return ret;
 }
@@ -515,7 +530,10 @@ static long bvt_qas_reserve(struct task_struct *p,
 	u64 sum = 0;
 	long ret;
 
+	/* What only the kernel writes is 0 from the caller, for later use. */
 	if (arg->flags & ~SCHED_BVT_QAS_MANDATORY || arg->__reserved ||
+	    arg->index || arg->cpu || arg->granted_amount ||
+	    arg->granted_period ||
 	    arg->amount < SCHED_BVT_RSV_AMOUNT_MIN ||
 	    arg->priority > SCHED_BVT_QAS_PRIO_MAX ||
 	    (mandatory && arg->priority))
@@ -529,9 +547,12 @@ static long bvt_qas_reserve(struct task_struct *p,
 		return -EBUSY;
 	if (qas->nr_parts == SCHED_BVT_QAS_PARTS_MAX)
 		return -ENOSPC;
+	/* Every sum of times from user space is checked for overflow. */
 	for (i = 0; i < qas->nr_parts; i++)
-		sum += qas->parts[i].amount;
-	if ((mandatory && qas->nr_parts) || arg->amount > qas->period - sum)
+		if (check_add_overflow(sum, qas->parts[i].amount, &sum))
+			return -EINVAL;
+	if ((mandatory && qas->nr_parts) ||
+	    check_add_overflow(sum, arg->amount, &sum) || sum > qas->period)
 		return -EINVAL;
 
 	arg->cpu = -1;
@@ -659,18 +680,23 @@ static long bvt_qas_next(void)
 	return ret;
 }
 
-/* BVT_CTL_QAS_GET: @p's set and its counters. */
+/*
+ * BVT_CTL_QAS_GET: @p's set and its counters.  Under @p's rq lock alone,
+ * which a set's state and the link to it are changed under: any reader
+ * of /proc/<pid>/sched comes here, and waits for no mutex.
+ */
 static long bvt_qas_get(struct task_struct *p, struct sched_bvt_qas *arg)
 {
 	struct bvt_qas *qas;
 	struct rq_flags rf;
 	struct rq *rq;
 
-	guard(mutex)(&bvt_qas_mutex);
-	qas = p->bvt.qas;
-	if (!qas || !qas->active)
-		return -ENOENT;
 	rq = task_rq_lock(p, &rf);
+	qas = p->bvt.qas;
+	if (!qas || !qas->active) {
+		task_rq_unlock(rq, p, &rf);
+		return -ENOENT;
+	}
 	arg->flags = qas->flags;
 	arg->period = qas->period;
 	arg->signal = qas->signal;
@@ -744,15 +770,18 @@ static long bvt_ctl_qas(unsigned int op, pid_t pid, void __user *uarg)
 		    !(op == BVT_CTL_QAS_END && p == current))
 			goto put;
 		ret = security_task_setscheduler(p);
-		if (ret)
-			goto put;
+	} else {
+		ret = security_task_getscheduler(p);
 	}
+	if (ret)
+		goto put;
 	switch (op) {
 	case BVT_CTL_QAS_PERIOD:
 		ret = p->policy == SCHED_BVT ?
 		      bvt_qas_set_period(p, &arg.qas) : -EINVAL;
 		break;
 	case BVT_CTL_QAS_RESERVE:
+		bvt_rsv_flush();
 		ret = bvt_qas_reserve(p, &arg.part);
 		if (!ret)
 			ret = bvt_ctl_copy_out(uarg, &arg.part, usize,

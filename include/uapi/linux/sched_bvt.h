@@ -129,7 +129,12 @@ struct sched_bvt_coop {
  * struct, which starts with its size (as struct sched_attr: a larger
  * struct is accepted if what the kernel does not know is zero, E2BIG
  * otherwise; the kernel writes back at most what the caller's size says
- * and sets size to what it wrote), @flags must be 0.
+ * and sets size to what it wrote), @flags must be 0.  BVT_CTL_RESERVE,
+ * BVT_CTL_TC_BEGIN and BVT_CTL_QAS_RESERVE take the fields the kernel
+ * writes back ("out") as 0 on the way in (EINVAL otherwise); the other
+ * operations ignore what they hold.
+ * bvt_ctl() is system call 464 (see Documentation/scheduler/sched-bvt.rst,
+ * "System call numbers").
  *
  * BVT_CTL_RESERVE, struct sched_bvt_rsv: reserve @amount ns of every
  * @period ns for SCHED_BVT thread @pid, continuously: in every window of
@@ -144,7 +149,10 @@ struct sched_bvt_coop {
  * ENOSPC (a plan would have too many slots), EEXIST (the thread has a
  * reservation already: release it first), EAGAIN (the thread's affinity
  * changed meanwhile: ask again).
- * BVT_CTL_RELEASE: end @pid's reservation (@arg NULL); ENOENT if none.
+ * BVT_CTL_RELEASE: end @pid's reservation (@arg ignored); ENOENT if none,
+ * EBUSY if its accepted constraint counts on it or it is a QAS mandatory
+ * part's, EPERM for another thread's without CAP_SYS_NICE (a thread may
+ * give its own up).
  * BVT_CTL_GET_RSV, struct sched_bvt_rsv: @pid's reservation, and the
  * reserved time it has used (@ran); ENOENT if none.
  *
@@ -156,13 +164,21 @@ struct sched_bvt_coop {
  * than its estimate, the caller runs in its own reserved time and, by
  * earliest deadline first, in the free time of its CPU's plan, before
  * every BVT thread.  Returns 0 at once if the constraint cannot be
- * guaranteed; the caller runs as before.  With SCHED_BVT_TC_END_PREV in
- * @flags, the caller's current constraint ends first, atomically, and
- * @time_taken returns its time.  EBUSY: a constraint is in progress
- * (without END_PREV).  Only a SCHED_BVT thread may ask.
+ * guaranteed; the caller runs as before.  Accepted or not, the constraint
+ * is begun, and is ended by BVT_CTL_TC_END.  With SCHED_BVT_TC_END_PREV
+ * in @flags, the caller's current constraint ends first, atomically, and
+ * @time_taken returns its time (with none begun, it just begins one).
+ * EBUSY: a constraint is begun (without END_PREV).  EINVAL: an estimate
+ * longer than deadline - start, or a window of more than
+ * SCHED_BVT_TC_SPAN_MAX.  Only a SCHED_BVT thread may ask.  Without
+ * CAP_SYS_NICE, a constraint is accepted only if its user then holds at
+ * most 4 of the CPU's 16 and they need at most half its free time.
  * BVT_CTL_TC_END, struct sched_bvt_tc (@pid 0): end the caller's
- * constraint; @time_taken is the caller's run time from its begin (or its
- * start, if later) to now, ns.  ENOENT if none.
+ * constraint, whatever its policy is by now; @time_taken is the caller's
+ * run time from its begin (or its start, if later; 0 before the start) to
+ * now, ns.  SCHED_BVT_TC_MISSED: it ended past its deadline, or lost its
+ * guarantee (its thread left SCHED_BVT, an affinity change took its CPU
+ * away, the CPU went offline).  ENOENT if none.
  *
  * Quality-assuring scheduling (QAS, DROPS): a periodic thread holds a
  * reservation set, parts of its period each used in turn, in the order
@@ -184,8 +200,8 @@ struct sched_bvt_coop {
  * EBUSY: the mandatory part does not fit, or the set has begun (parts are
  * reserved before the first BVT_CTL_QAS_BEGIN); ENOSPC: more than
  * SCHED_BVT_QAS_PARTS_MAX parts; EINVAL: the parts' amounts would exceed
- * the period, a mandatory part after the first; EEXIST: @pid has a CPU
- * reservation of its own.
+ * the period, a mandatory part after the first or with a non-zero
+ * @priority; EEXIST: @pid has a CPU reservation of its own.
  * BVT_CTL_QAS_BEGIN (@pid 0, @arg NULL): begin the caller's next period.
  * The first call starts the periods, at once.  Later ones release what is
  * left of the current period's parts and sleep until the next period
@@ -207,12 +223,14 @@ struct sched_bvt_coop {
  * BVT_CTL_QAS_GET, struct sched_bvt_qas: @pid's set and its counters.
  *
  * A notification is the signal @signal, sent to the thread when it next
- * returns to user space, with si_code SI_BVT_QAS_OVERRUN or
- * SI_BVT_QAS_PERIOD and the part's index in si_value.sival_int.  What
- * happens again, to the same part, before the thread gets there is sent
- * once, and a signal below SIGRTMIN is not queued twice either; the
- * counters count every one.  (As any negative si_code, these can also be
- * sent by a process allowed to signal the thread.)
+ * returns to user space, which is when it next runs, with si_code
+ * SI_BVT_QAS_OVERRUN or SI_BVT_QAS_PERIOD and the part's index in
+ * si_value.sival_int.  What happens again, to the same part, before the
+ * thread gets there is sent once, and a signal below SIGRTMIN is not
+ * queued twice either; the counters count every one.  (As any negative
+ * si_code, SI_TIMER's and SI_MESGQ's among them, these can also be sent
+ * by a process allowed to signal the thread, with its own si_pid: the
+ * kernel's have si_pid 0.)
  *
  * See Documentation/scheduler/sched-bvt.rst.
  */
@@ -263,7 +281,7 @@ struct sched_bvt_tc {
 
 #define SCHED_BVT_TC_END_PREV		0x01	/* end the current one first */
 #define SCHED_BVT_TC_ENDED		0x02	/* out: time_taken is set */
-#define SCHED_BVT_TC_MISSED		0x04	/* out: it ended past its deadline */
+#define SCHED_BVT_TC_MISSED		0x04	/* out: late, or guarantee lost */
 
 struct sched_bvt_qas {
 	__u32	size;
