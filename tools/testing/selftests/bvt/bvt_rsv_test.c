@@ -531,11 +531,33 @@ TEST_F(rsv, full_cpu_starves_nobody)
 	free_spinners(s, 4);
 }
 
+/*
+ * A try asks for 2 ms of the next 10 and runs 1.  It is judged by what
+ * the kernel saw and promised, not by how late the vCPU ran it: asked on
+ * time, its BEGIN returned within TC_ASKED_MS of the time it names as
+ * its start, so the kernel saw at least 7 ms of its window; and it needed
+ * no more than it asked for, by the time the kernel counted.
+ */
+#define TC_ESTIMATE_MS	2
+#define TC_RUN_MS	1
+#define TC_ASKED_MS	3
+
 struct tc_loop {
-	int tries, accepted, met, refused_at_once;
-	double err_ms[100];	/* |time_taken - CPU clock| of each try */
+	int tries, accepted, asked, asked_accepted, needed, met, refused_at_once;
+	int outside;		/* time_taken outside the CPU clock's bounds */
+	int late_unflagged;	/* ended after its deadline, not MISSED */
+	double over_ms[100];	/* CPU clock over both calls - time_taken */
 	int err;
 };
+
+/* The run time of the calling thread, ns. */
+static long long thread_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 /*
  * 100 times: begin 2 ms of work in the next 10 ms, do it, end; then an
@@ -543,10 +565,10 @@ struct tc_loop {
  */
 static void *tc_main(void *arg)
 {
+	long long outer0, inner0, inner1, outer1, taken;
 	struct tc_loop *l = arg;
 	struct sched_attr attr = bvt_attr(0, 0);
 	struct sched_bvt_tc tc;
-	double cpu0, err;
 	int i;
 
 	if (pin_self(test_cpu()) || sys_sched_setattr(0, &attr, 0)) {
@@ -560,29 +582,43 @@ static void *tc_main(void *arg)
 	usleep(100 * 1000);
 	for (i = 0; i < l->tries; i++) {
 		unsigned long long now = now_s() * 1e9;
+		bool asked, late;
 		long ret;
 
 		tc = (struct sched_bvt_tc){ .size = sizeof(tc), .start = now,
-					    .estimate = 2 * MS,
+					    .estimate = TC_ESTIMATE_MS * MS,
 					    .deadline = now + 10 * MS };
-		cpu0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		outer0 = thread_ns();
 		ret = bvt_ctl(BVT_CTL_TC_BEGIN, 0, &tc, 0);
+		inner0 = thread_ns();
 		if (ret < 0) {
 			l->err = errno;
 			return NULL;
 		}
+		asked = now_s() * 1e9 <= now + TC_ASKED_MS * MS;
 		l->accepted += ret;
-		spin_cpu_ms(1.8);
-		if (ret && now_s() * 1e9 <= now + 10 * MS)
-			l->met++;
+		l->asked += asked;
+		l->asked_accepted += asked && ret;
+		spin_cpu_ms(TC_RUN_MS);
+		inner1 = thread_ns();
+		late = now_s() * 1e9 > now + 10 * MS;
 		tc.size = sizeof(tc);
 		if (bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0)) {
 			l->err = errno;
 			return NULL;
 		}
-		err = tc.time_taken / 1e6 -
-		      (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0) * 1e3;
-		l->err_ms[i] = err < 0 ? -err : err;
+		outer1 = thread_ns();
+		taken = tc.time_taken;
+		/* The kernel counts from inside one call to inside the other. */
+		if (taken < inner1 - inner0 || taken > outer1 - outer0)
+			l->outside++;
+		l->over_ms[i] = (outer1 - outer0 - taken) / 1e6;
+		if (late && !(tc.flags & SCHED_BVT_TC_MISSED))
+			l->late_unflagged++;
+		if (ret && taken <= TC_ESTIMATE_MS * MS) {
+			l->needed++;
+			l->met += !(tc.flags & SCHED_BVT_TC_MISSED);
+		}
 		usleep(5000);
 	}
 	/*
@@ -646,22 +682,35 @@ TEST_F(rsv, constraints)
 	ASSERT_EQ(0, run_spinners(s, 3, amount, period, granted, 1500));
 	pthread_join(thread, NULL);
 	ASSERT_EQ(0, loop.err);
-	qsort(loop.err_ms, loop.tries, sizeof(double), cmp_double);
-	printf("# %d of %d accepted, %d met; ", loop.accepted, loop.tries,
-	       loop.met);
-	printf("time taken within %.3f ms of the CPU clock in 95 %% of tries, %.3f ms in all\n",
-	       loop.err_ms[loop.tries * 95 / 100 - 1],
-	       loop.err_ms[loop.tries - 1]);
-	EXPECT_GE(loop.accepted, loop.tries * 95 / 100);
-	EXPECT_GE(loop.met, loop.accepted * 95 / 100);
-	EXPECT_TRUE(loop.refused_at_once);
+	qsort(loop.over_ms, loop.tries, sizeof(double), cmp_double);
+	printf("# %d of %d accepted, %d of the %d asked on time; ",
+	       loop.accepted, loop.tries, loop.asked_accepted, loop.asked);
+	printf("%d met of the %d that needed no more than asked\n",
+	       loop.met, loop.needed);
+	printf("# CPU clock over both calls less time taken: %.3f ms median, %.3f ms most\n",
+	       loop.over_ms[loop.tries / 2], loop.over_ms[loop.tries - 1]);
 	/*
-	 * The syscalls' own time is 0.1 to 0.2 ms under TCG, 0.64 ms at the
-	 * 95th percentile on a busy host; a thread's CPU clock also runs on
-	 * through a host stall, which one try now and then meets: 95 % of
-	 * tries must be within 1.5 ms.
+	 * A refusal comes when the thread, held by the vCPU or the slots
+	 * between reading the clock and asking, asks too late to fit: 7 ms
+	 * or more after the start it names, by the kernel's trace.  Those
+	 * asked on time are to be accepted, 95 % at least; at least half
+	 * are asked on time.
 	 */
-	EXPECT_LT(loop.err_ms[loop.tries * 95 / 100 - 1], 1.5);
+	EXPECT_GE(loop.asked, loop.tries / 2);
+	EXPECT_GE(loop.asked_accepted, loop.asked * 95 / 100);
+	/*
+	 * An accepted constraint that needed no more than its estimate ends
+	 * by its deadline, 95 % of them at least: a host stall that spans
+	 * a whole window misses one now and then.  Under TCG a host stall
+	 * counts as run time to the thread that held the vCPU: those that
+	 * then needed more than they asked for are not judged.
+	 */
+	EXPECT_GE(loop.needed, loop.accepted / 2);
+	EXPECT_GE(loop.met, loop.needed * 95 / 100);
+	EXPECT_EQ(0, loop.late_unflagged);
+	EXPECT_TRUE(loop.refused_at_once);
+	/* time_taken is the thread's run time from inside BEGIN to inside END. */
+	EXPECT_EQ(0, loop.outside);
 	free_spinners(s, 3);
 }
 
