@@ -29,7 +29,6 @@
 
 #include "../kselftest_harness.h"
 
-#define ADMITTED	"kernel/sched_bvt_rsv_admitted"
 #define MS		1000000ULL
 
 static int qas_period(pid_t pid, unsigned long long period, unsigned int flags,
@@ -125,34 +124,23 @@ FIXTURE(qas) {
 
 FIXTURE_SETUP(qas)
 {
-	if (access("/proc/sys/" ADMITTED, R_OK))
+	int ret = rsv_test_setup();
+
+	if (ret > 0)
 		SKIP(return, "no bvt_ctl(2)");
-	ASSERT_EQ(0, read_sysctl(ADMITTED));
-	ASSERT_EQ(0, become_controller());
-	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(qas)
 {
 	/* No mandatory part outlives its test. */
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 }
 
 struct errors_out {
-	int steps;
-	int step, err;		/* the first step that went wrong */
+	struct steps s;
 	struct sched_bvt_qas q;	/* after the first BEGIN */
 };
-
-/* Count a step of errors_main(); keep the first that went wrong. */
-static void check_step(struct errors_out *o, bool ok)
-{
-	o->steps++;
-	if (!ok && !o->step) {
-		o->step = o->steps;
-		o->err = errno;
-	}
-}
 
 static void *errors_main(void *arg)
 {
@@ -162,7 +150,7 @@ static void *errors_main(void *arg)
 	struct sched_bvt_qas q;
 	int i;
 
-#define STEP(cond) check_step(o, cond)
+#define STEP(cond) check_step(&o->s, cond)
 
 	STEP(catch_notes(SIGRTMIN) == 0);
 	/* Not SCHED_BVT yet: EINVAL; nothing to act on: ENOENT. */
@@ -193,12 +181,12 @@ static void *errors_main(void *arg)
 	STEP(qas_reserve(0, 10 * MS, 3, true, NULL) == -1 && errno == EINVAL);
 	/* More than the CPU can guarantee: refused by admission. */
 	STEP(qas_reserve(0, 190 * MS, 0, true, NULL) == -1 && errno == EBUSY);
-	STEP(read_sysctl(ADMITTED) == 0);
+	STEP(read_sysctl(RSV_ADMITTED) == 0);
 	/* The mandatory part is admitted, and granted its amount. */
 	STEP(qas_reserve(0, 40 * MS, 0, true, &part) == 0);
 	STEP(part.cpu == test_cpu() && part.granted_period == 200 * MS &&
 	     part.granted_amount == 40 * MS);
-	STEP(read_sysctl(ADMITTED) > 0);
+	STEP(read_sysctl(RSV_ADMITTED) > 0);
 	/* It is the set's: not released apart from it. */
 	STEP(bvt_ctl(BVT_CTL_RELEASE, 0, NULL, 0) == -1 && errno == EBUSY);
 	STEP(qas_reserve(0, 40 * MS, 0, true, NULL) == -1 && errno == EINVAL);
@@ -223,13 +211,13 @@ static void *errors_main(void *arg)
 	STEP(qas_next() == 1);
 	/* END gives the reservation back; then there is nothing. */
 	STEP(bvt_ctl(BVT_CTL_QAS_END, 0, NULL, 0) == 0);
-	STEP(read_sysctl(ADMITTED) == 0);
+	STEP(read_sysctl(RSV_ADMITTED) == 0);
 	STEP(qas_get(0, &q) == -1 && errno == ENOENT);
 	STEP(bvt_ctl(BVT_CTL_QAS_END, 0, NULL, 0) == -1 && errno == ENOENT);
 	/* A set again; a change of policy ends it and its reservation. */
 	STEP(qas_period(0, 20 * MS, 0, 0) == 0);
 	STEP(qas_reserve(0, 4 * MS, 0, true, NULL) == 0);
-	STEP(read_sysctl(ADMITTED) > 0);
+	STEP(read_sysctl(RSV_ADMITTED) > 0);
 	STEP(sys_sched_setattr(0, &other, 0) == 0);
 	STEP(qas_get(0, &q) == -1 && errno == ENOENT);
 	return NULL;
@@ -243,9 +231,9 @@ TEST_F(qas, errors)
 
 	pthread_create(&t, NULL, errors_main, &o);
 	pthread_join(t, NULL);
-	EXPECT_EQ(0, o.step) TH_LOG("step %d: %s; after BEGIN: part %u, period %llu",
-				    o.step, strerror(o.err), o.q.part,
-				    o.q.nr_periods);
+	EXPECT_EQ(0, o.s.step) TH_LOG("step %d: %s; after BEGIN: part %u, period %llu",
+				      o.s.step, strerror(o.s.err), o.q.part,
+				      o.q.nr_periods);
 	/* The reservation a change of policy released goes on a workqueue. */
 	usleep(100000);
 }
@@ -264,7 +252,7 @@ TEST_F(qas, fork_and_exit)
 
 		if (become_bvt() || qas_period(0, 20 * MS, 0, 0) ||
 		    qas_reserve(0, 4 * MS, 0, true, NULL) ||
-		    read_sysctl(ADMITTED) == 0)
+		    read_sysctl(RSV_ADMITTED) == 0)
 			_exit(1);
 		grandchild = fork();
 		if (!grandchild)
@@ -279,7 +267,7 @@ TEST_F(qas, fork_and_exit)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* The exit released it before its parent could see the exit. */
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 }
 
 /*

@@ -30,7 +30,6 @@
 
 #include "../kselftest_harness.h"
 
-#define ADMITTED	"kernel/sched_bvt_rsv_admitted"
 #define MS		1000000ULL
 
 static int reserve(pid_t pid, unsigned long long amount,
@@ -52,18 +51,17 @@ FIXTURE(rsv) {
 
 FIXTURE_SETUP(rsv)
 {
-	/* A kernel without the class has no such sysctl. */
-	if (access("/proc/sys/" ADMITTED, R_OK))
+	int ret = rsv_test_setup();
+
+	if (ret > 0)
 		SKIP(return, "no bvt_ctl(2)");
-	ASSERT_EQ(0, read_sysctl(ADMITTED));
-	ASSERT_EQ(0, become_controller());
-	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(rsv)
 {
 	/* Nothing a test reserved outlives it. */
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 }
 
 /*
@@ -338,7 +336,7 @@ TEST_F(rsv, errors)
 	ASSERT_EQ(0, reserve(0, 2 * MS, 20 * MS, &r));
 	EXPECT_EQ(2 * MS, r.amount);
 	EXPECT_EQ(20 * MS, r.period);
-	EXPECT_GT(read_sysctl(ADMITTED), 0);
+	EXPECT_GT(read_sysctl(RSV_ADMITTED), 0);
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
 	ASSERT_EQ(0, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0));
@@ -347,7 +345,7 @@ TEST_F(rsv, errors)
 	EXPECT_EQ(-1, reserve(0, 1 * MS, 10 * MS, NULL));
 	EXPECT_EQ(EEXIST, errno);
 	EXPECT_EQ(0, bvt_ctl(BVT_CTL_RELEASE, 0, NULL, 0));
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 	/* More than a CPU can give is refused. */
 	ASSERT_EQ(-1, reserve(0, 10 * MS, 10 * MS, NULL));
 	EXPECT_EQ(EBUSY, errno);
@@ -356,7 +354,7 @@ TEST_F(rsv, errors)
 	ASSERT_EQ(0, reserve(0, 2 * MS, 20 * MS, &r));
 	attr = other_attr(0);
 	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 	EXPECT_EQ(-1, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0));
 	EXPECT_EQ(ENOENT, errno);
 }
@@ -390,7 +388,7 @@ TEST_F(rsv, fork_and_exit)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* Released at exit, its slots freed after. */
 	usleep(100 * 1000);
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 }
 
 /*
@@ -920,7 +918,7 @@ TEST_F(rsv, moves_with_affinity_and_hotplug)
 	/* Nothing reserved anywhere: W's goes to CPU 0. */
 	ASSERT_EQ(0, reserve(s[0].tid, 4 * MS, 10 * MS, &r));
 	EXPECT_EQ(0, r.cpu);
-	admitted = read_sysctl(ADMITTED);
+	admitted = read_sysctl(RSV_ADMITTED);
 
 	/* Affinity without CPU 0: moved to the last CPU, as granted. */
 	CPU_ZERO(&set);
@@ -929,7 +927,7 @@ TEST_F(rsv, moves_with_affinity_and_hotplug)
 	EXPECT_EQ(last, rsv_cpu(s[0].tid));
 	EXPECT_EQ(last, proc_sched_field(s[0].tid, "bvt.rsv.cpu"));
 	EXPECT_EQ(4, proc_sched_field(s[0].tid, "bvt.rsv.amount"));
-	EXPECT_EQ(admitted, read_sysctl(ADMITTED));
+	EXPECT_EQ(admitted, read_sysctl(RSV_ADMITTED));
 	w = cpu_ms_of(s[0].tid, 1000);
 	printf("# moved: W ran %.0f ms of 1000 beside S\n", w);
 	EXPECT_GE(w, 600);
@@ -958,7 +956,7 @@ TEST_F(rsv, moves_with_affinity_and_hotplug)
 	err = set_online(last, 0) ? errno : 0;
 	EXPECT_EQ(0, err);
 	EXPECT_EQ(0, rsv_cpu(s[0].tid));
-	EXPECT_EQ(admitted, read_sysctl(ADMITTED));
+	EXPECT_EQ(admitted, read_sysctl(RSV_ADMITTED));
 	if (!err)
 		ASSERT_EQ(0, set_online(last, 1));
 	stop_spinners(s, 3, threads);

@@ -30,7 +30,6 @@
 
 #include "../kselftest_harness.h"
 
-#define ADMITTED	"kernel/sched_bvt_rsv_admitted"
 #define RT_RUNTIME	"kernel/sched_rt_runtime_us"
 #define MS		1000000ULL
 
@@ -156,17 +155,34 @@ struct worker {
 	atomic_int state;		/* 1 ready, 2 begin, 3 begun */
 };
 
-static void *worker_main(void *arg)
+/* In @w's thread: pinned to its CPU, wait to be made a BVT thread. */
+static void worker_wait_policy(struct worker *w)
 {
-	struct worker *w = arg;
-	cpu_set_t set;
-	double cpu0;
-
 	w->tid = gettid();
 	pin_self(w->cpu);
 	atomic_store(&w->state, 1);
 	while (atomic_load(&w->state) != 2)
 		usleep(1000);
+}
+
+/* In @w's thread, at its start: work for work_ms, or to give_up, and end. */
+static void worker_run(struct worker *w)
+{
+	double cpu0 = cpu_ms();
+
+	while (cpu_ms() - cpu0 < w->work_ms && now_ns() < w->give_up)
+		;
+	w->end_ns = now_ns();
+	w->ran_ms = cpu_ms() - cpu0;
+	tc_end(&w->ended);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	cpu_set_t set;
+
+	worker_wait_policy(w);
 	/* Running on @cpu, where the constraint is tried first. */
 	if (w->cpu2 >= 0) {
 		CPU_ZERO(&set);
@@ -185,22 +201,20 @@ static void *worker_main(void *arg)
 	} else {
 		sleep_until_ns(w->start);
 	}
-	cpu0 = cpu_ms();
-	while (cpu_ms() - cpu0 < w->work_ms && now_ns() < w->give_up)
-		;
-	w->end_ns = now_ns();
-	w->ran_ms = cpu_ms() - cpu0;
-	tc_end(&w->ended);
+	worker_run(w);
 	return NULL;
 }
 
-/* Start @w as a SCHED_BVT thread and have it begin its constraint. */
-static int worker_begin(struct worker *w)
+/*
+ * Start @w's thread at @fn(@arg), make it a SCHED_BVT thread, and return
+ * once it has begun its constraint.
+ */
+static int worker_start(struct worker *w, void *(*fn)(void *), void *arg)
 {
 	struct sched_attr attr = bvt_attr(0, 0);
 
 	atomic_store(&w->state, 0);
-	if (pthread_create(&w->thread, NULL, worker_main, w))
+	if (pthread_create(&w->thread, NULL, fn, arg))
 		return -1;
 	while (atomic_load(&w->state) != 1)
 		usleep(1000);
@@ -210,6 +224,11 @@ static int worker_begin(struct worker *w)
 	while (atomic_load(&w->state) != 3)
 		usleep(1000);
 	return 0;
+}
+
+static int worker_begin(struct worker *w)
+{
+	return worker_start(w, worker_main, w);
 }
 
 static bool worker_met(const struct worker *w)
@@ -246,29 +265,16 @@ FIXTURE(tc) {
 
 FIXTURE_SETUP(tc)
 {
-	if (access("/proc/sys/" ADMITTED, R_OK))
+	int ret = rsv_test_setup();
+
+	if (ret > 0)
 		SKIP(return, "no bvt_ctl(2)");
-	ASSERT_EQ(0, read_sysctl(ADMITTED));
-	ASSERT_EQ(0, become_controller());
-	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, ret) TH_LOG("%s", strerror(errno));
 }
 
 FIXTURE_TEARDOWN(tc)
 {
-	EXPECT_EQ(0, read_sysctl(ADMITTED));
-}
-
-struct errors_out {
-	int steps, step, err;	/* the first step that went wrong */
-};
-
-static void check_step(struct errors_out *o, bool ok)
-{
-	o->steps++;
-	if (!ok && !o->step) {
-		o->step = o->steps;
-		o->err = errno;
-	}
+	EXPECT_EQ(0, read_sysctl(RSV_ADMITTED));
 }
 
 /*
@@ -280,7 +286,7 @@ static void check_step(struct errors_out *o, bool ok)
  */
 static void *errors_main(void *arg)
 {
-	struct errors_out *o = arg;
+	struct steps *o = arg;
 	struct sched_attr attr = bvt_attr(0, 0), other = other_attr(0);
 	struct sched_bvt_tc tc;
 	unsigned long long t;
@@ -322,7 +328,7 @@ static void *errors_main(void *arg)
 
 TEST_F(tc, errors)
 {
-	struct errors_out o = { 0 };
+	struct steps o = { 0 };
 	pthread_t thread;
 
 	pthread_create(&thread, NULL, errors_main, &o);
@@ -418,14 +424,9 @@ static void *release_main(void *arg)
 	struct release_probe *r = arg;
 	struct worker *w = &r->w;
 	unsigned long long base, t, most;
-	double cpu0;
 	int k;
 
-	w->tid = gettid();
-	pin_self(w->cpu);
-	atomic_store(&w->state, 1);
-	while (atomic_load(&w->state) != 2)
-		usleep(1000);
+	worker_wait_policy(w);
 	base = now_ns() + 300 * MS;
 	for (k = 0; k < 10; k++) {
 		t = base + k * 100 * MS;
@@ -445,30 +446,18 @@ static void *release_main(void *arg)
 	if (w->ret != 1)
 		return NULL;
 	sleep_until_ns(w->start);
-	cpu0 = cpu_ms();
-	while (cpu_ms() - cpu0 < w->work_ms && now_ns() < w->give_up)
-		;
-	w->end_ns = now_ns();
-	w->ran_ms = cpu_ms() - cpu0;
-	tc_end(&w->ended);
+	worker_run(w);
 	return NULL;
 }
 
 TEST_F(tc, a_release_keeps_accepted_constraints)
 {
 	struct release_probe r = { .w = { .cpu = test_cpu() } };
-	struct sched_attr attr = bvt_attr(0, 0);
 	struct spin x, hog;
 
 	ASSERT_EQ(0, start_spin(&x, test_cpu(), bvt_attr(0, 0)));
 	ASSERT_EQ(0, reserve(x.tid, 100 * MS, 1000 * MS, NULL));
-	pthread_create(&r.w.thread, NULL, release_main, &r);
-	while (atomic_load(&r.w.state) != 1)
-		usleep(1000);
-	ASSERT_EQ(0, sys_sched_setattr(r.w.tid, &attr, 0));
-	atomic_store(&r.w.state, 2);
-	while (atomic_load(&r.w.state) != 3)
-		usleep(1000);
+	ASSERT_EQ(0, worker_start(&r.w, release_main, &r));
 	ASSERT_EQ(0, start_spin(&hog, test_cpu(), warped_hog()));
 	sleep_until_ns(r.w.start - 20 * MS);
 	EXPECT_EQ(0, bvt_ctl(BVT_CTL_RELEASE, x.tid, NULL, 0));
@@ -685,12 +674,9 @@ static void *part_main(void *arg)
 	while (now_ns() < w->start)
 		;
 	w->before_ms = cpu_ms() - cpu0;
-	cpu0 = cpu_ms();
-	while (cpu_ms() - cpu0 < 15 && now_ns() < t + 300 * MS)
-		;
-	w->end_ns = now_ns();
-	w->ran_ms = cpu_ms() - cpu0;
-	tc_end(&w->ended);
+	w->work_ms = 15;
+	w->give_up = t + 300 * MS;
+	worker_run(w);
 	bvt_ctl(BVT_CTL_QAS_END, 0, NULL, 0);
 	return NULL;
 }

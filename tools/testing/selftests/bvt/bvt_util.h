@@ -226,6 +226,41 @@ static inline int become_controller(void)
 	return sched_setscheduler(0, SCHED_FIFO, &sp);
 }
 
+/* The reserved share that admission holds, in ppb: 0 with none. */
+#define RSV_ADMITTED	"kernel/sched_bvt_rsv_admitted"
+
+/*
+ * Set up a test that reserves time with bvt_ctl(2): nothing reserved
+ * before it, run by the SCHED_FIFO controller on CPU 0.  Returns 0, 1 if
+ * the kernel has no bvt_ctl(2) (skip), or -1 with errno set.
+ */
+static inline int rsv_test_setup(void)
+{
+	if (access("/proc/sys/" RSV_ADMITTED, R_OK))
+		return 1;
+	if (read_sysctl(RSV_ADMITTED)) {
+		errno = EBUSY;
+		return -1;
+	}
+	if (become_controller() || pin_self(0))
+		return -1;
+	return 0;
+}
+
+/* Of a run of checks in a thread: the first that went wrong, and errno. */
+struct steps {
+	int steps, step, err;
+};
+
+static inline void check_step(struct steps *o, bool ok)
+{
+	o->steps++;
+	if (!ok && !o->step) {
+		o->step = o->steps;
+		o->err = errno;
+	}
+}
+
 struct hog {
 	/* in: the policy to run under, the CPU */
 	struct sched_attr attr;
