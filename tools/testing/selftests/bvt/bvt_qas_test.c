@@ -351,6 +351,8 @@ static void *periodic_qas_main(void *arg)
 }
 
 static struct periodic_qas *three;
+/* The fair hog's long runs before the three went. */
+static int long_runs_before;
 
 static void run_three(struct hog *hogs, int n, unsigned int ms)
 {
@@ -363,6 +365,8 @@ static void run_three(struct hog *hogs, int n, unsigned int ms)
 		pthread_create(&t[i], NULL, periodic_qas_main, &three[i]);
 	}
 	usleep(200000);
+	long_runs_before = __atomic_load_n(&hogs[0].nr_long_runs,
+					   __ATOMIC_RELAXED);
 	atomic_store(&go, true);
 	for (i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
@@ -381,7 +385,19 @@ static void run_three(struct hog *hogs, int n, unsigned int ms)
  * now and then ended up to 12 ms late in a make check run, with no
  * mandatory part counted missed by the kernel: the whole class then waits
  * for the fair server, which runs above it.)
+ *
+ * The fair server runs above the class for its 50 ms at once when fair
+ * tasks had less than its runtime in the idle reservation's fair part.
+ * Under TCG, late plan timers give the fair part's time to the slot
+ * before it (the fair hog got 5.2 % in traces, against 6.25 % planned
+ * and the server's 5 %), and the server did so once or twice a run on
+ * 4 vCPUs, taking up to three 20 ms periods from thread 0.  The fair hog
+ * counts such runs (25 ms or more without a break of 1 ms: nothing else
+ * on the CPU runs it that long), and each excuses three periods a thread.
  */
+#define BURST_S		0.025
+#define BURST_PERIODS	3
+
 TEST_F(qas, mandatory_parts_complete)
 {
 	struct periodic_qas pq[3] = {
@@ -390,13 +406,17 @@ TEST_F(qas, mandatory_parts_complete)
 		{ 40 * MS, 6 * MS, 4 * MS, 2, 3.0, 8.0, 200 },
 	};
 	struct hog hogs[2] = {
-		{ .attr = other_attr(0), .cpu = test_cpu() },
+		{ .attr = other_attr(0), .cpu = test_cpu(), .gaps = true,
+		  .long_run_s = BURST_S },
 		{ .attr = bvt_warp_attr(50 * MS, 0, 0), .cpu = test_cpu() },
 	};
-	int i, j, late = 0;
+	int i, j, late = 0, excused;
 
 	three = pq;
 	ASSERT_EQ(0, run_hogs_during(hogs, 2, 0, run_three));
+	excused = BURST_PERIODS * (hogs[0].nr_long_runs - long_runs_before);
+	TH_LOG("the fair server's bursts: %d before the three went, %d after",
+	       long_runs_before, hogs[0].nr_long_runs - long_runs_before);
 	for (i = 0; i < 3; i++) {
 		EXPECT_EQ(0, pq[i].err) TH_LOG("thread %d: %s", i,
 					       strerror(pq[i].err));
@@ -415,19 +435,19 @@ TEST_F(qas, mandatory_parts_complete)
 		 * parts run past their periods' ends whatever the class does,
 		 * and are counted missed by the kernel too.  In one make check
 		 * run in four a stop of a few ms did it to two threads in one
-		 * period; in a 4-vCPU boot one of 57 ms cost thread 0 three
-		 * of its 20 ms periods.  A reservation that did not hold
+		 * period; in traced 4-vCPU boots, up to 2 a thread without a
+		 * run of the fair server.  A reservation that did not hold
 		 * would miss most of them.
 		 */
-		EXPECT_GE(MISSES_MAX, pq[i].q.nr_mandatory_misses);
-		EXPECT_GE(MISSES_MAX, pq[i].late);
+		EXPECT_GE(MISSES_MAX + excused, pq[i].q.nr_mandatory_misses);
+		EXPECT_GE(MISSES_MAX + excused, pq[i].late);
 		late += pq[i].late;
 		EXPECT_LE(200, pq[i].q.nr_periods);
 		/* Their optional parts end by their amount or the period. */
 		EXPECT_LE(150, pq[i].q.nr_overruns + pq[i].q.nr_period_ends);
 	}
 	/* ... and not in more than 6 of all 600 (1 %). */
-	EXPECT_GE(6, late);
+	EXPECT_GE(6 + 3 * excused, late);
 	TH_LOG("hogs over %.2f s: fair %.3f s, BVT %.3f s", hogs_wall_s,
 	       hogs[0].cpu_s, hogs[1].cpu_s);
 	EXPECT_LT(0.02 * hogs_wall_s, hogs[0].cpu_s);

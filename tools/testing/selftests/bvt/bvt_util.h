@@ -266,7 +266,8 @@ struct hog {
 	struct sched_attr attr;
 	int cpu;		/* -1: any */
 	bool yield;		/* call sched_yield() in the loop */
-	bool gaps;		/* measure max_gap_s */
+	bool gaps;		/* measure max_gap_s and count long runs */
+	double long_run_s;	/* with gaps: a run this long counts */
 	bool cookie;		/* in a core-scheduling cookie of its own */
 	bool coop;		/* a coop_poll() member, calling every 2 ms */
 	/* out */
@@ -274,6 +275,7 @@ struct hog {
 	int err;		/* errno of setting it up, 0 if it worked */
 	double cpu_s;		/* CPU time over the measured interval */
 	double max_gap_s;	/* longest wait between two loop runs */
+	int nr_long_runs;	/* runs of long_run_s or more, no gap of 1 ms */
 	/* private */
 	pthread_t thread;
 	clockid_t clock;
@@ -325,18 +327,20 @@ static void *hog_main(void *arg)
 {
 	struct hog *h = arg;
 	unsigned int calls = 0;
-	double last, t;
+	double last, t, run0;
 	char c;
 
 	h->tid = gettid();
 	h->err = 0;
 	h->max_gap_s = 0;
+	h->nr_long_runs = 0;
 	if (h->cpu >= 0 && pin_self(h->cpu))
 		h->err = errno;
 	atomic_fetch_add(h->ready, 1);
 	if (read(h->go, &c, 1) != 1)
 		return NULL;
 	last = now_s();
+	run0 = last;
 	while (!atomic_load_explicit(h->stop, memory_order_relaxed)) {
 		if (h->yield)
 			sched_yield();
@@ -347,8 +351,16 @@ static void *hog_main(void *arg)
 		t = now_s();
 		if (t - last > h->max_gap_s)
 			h->max_gap_s = t - last;
+		if (t - last > 0.001) {
+			if (h->long_run_s && last - run0 >= h->long_run_s)
+				__atomic_add_fetch(&h->nr_long_runs, 1,
+						   __ATOMIC_RELAXED);
+			run0 = t;
+		}
 		last = t;
 	}
+	if (h->gaps && h->long_run_s && last - run0 >= h->long_run_s)
+		__atomic_add_fetch(&h->nr_long_runs, 1, __ATOMIC_RELAXED);
 	if (h->coop)
 		bvt_coop_poll(NULL, NULL, 0);
 	return NULL;
