@@ -424,17 +424,26 @@ static void *release_main(void *arg)
 	struct release_probe *r = arg;
 	struct worker *w = &r->w;
 	unsigned long long base, t, most;
-	int k;
+	int k, tries;
 
 	worker_wait_policy(w);
-	base = now_ns() + 300 * MS;
-	for (k = 0; k < 10; k++) {
-		t = base + k * 100 * MS;
-		most = tc_most(t, 500 * MS);
-		if (most > r->most) {
-			r->most = most;
-			w->start = t;
+	/*
+	 * Found before its start: the search is some 90 calls, which a busy
+	 * host running the guest under TCG once made last past it.
+	 */
+	for (tries = 0; tries < 3; tries++) {
+		base = now_ns() + 300 * MS;
+		r->most = 0;
+		for (k = 0; k < 10; k++) {
+			t = base + k * 100 * MS;
+			most = tc_most(t, 500 * MS);
+			if (most > r->most) {
+				r->most = most;
+				w->start = t;
+			}
 		}
+		if (now_ns() + 50 * MS < w->start)
+			break;
 	}
 	w->deadline = w->start + 500 * MS;
 	w->give_up = w->deadline + 500 * MS;

@@ -46,12 +46,14 @@ FIXTURE_TEARDOWN(warp)
 /*
  * A thread that wakes every 10 ms and runs 1 ms, next to two CPU-bound
  * threads: with warp (W 20 ms, L 5 ms, U 5 ms: every wake-up may warp) its
- * median wake-up delay is at most a third of its delay without warp.
- * Each is the median of three 1 s runs, taken in turns.  Unwarped, the
- * thread waits for a peer's turn to end; warped, only for the wake-up
- * path itself, which under TCG slows with the vCPUs sharing the host's
- * cores and with what else the host runs (4.3 to 4.9 times shorter in
- * 4-vCPU boots, once 1.7 ms for a whole slow second).
+ * median wake-up delay is shorter than without by half the context switch
+ * allowance C at least.  Each is the median of three 1 s runs, taken in
+ * turns.  Unwarped, the thread waits for the rest of a peer's turn, C on
+ * the tick; warped, only for the wake-up path itself, which under TCG
+ * takes 0.6 to 1.8 ms, more with the vCPUs sharing the host's cores and
+ * with what else the host runs: a ratio of the two (4.3 to 4.9 on 4
+ * vCPUs, 2.8 with a busy loop on the host) says more of the host than of
+ * warp, their difference (3.1 to 3.4 ms with C 3 ms) does not.
  */
 TEST_F(warp, cuts_wake_up_delay)
 {
@@ -60,9 +62,10 @@ TEST_F(warp, cuts_wake_up_delay)
 		.period_ms = 10, .run_ms = 1,
 	};
 	struct periodic warped = plain;
-	double d_plain[3], d_warped[3];
+	double d_plain[3], d_warped[3], c_ms;
 	int run;
 
+	c_ms = read_sysctl("kernel/sched_bvt_allowance_ns") / 1e6;
 	warped.attr = bvt_warp_attr(20 * MS, 5 * MS, 5 * MS);
 	for (run = 0; run < 3; run++) {
 		d_plain[run] = periodic_delay(_metadata, &plain);
@@ -70,7 +73,7 @@ TEST_F(warp, cuts_wake_up_delay)
 		TH_LOG("run %d: median wake-up delay %.3f ms unwarped, %.3f ms warped",
 		       run, d_plain[run], d_warped[run]);
 	}
-	EXPECT_LE(median(d_warped, 3) * 3, median(d_plain, 3));
+	EXPECT_GE(median(d_plain, 3) - median(d_warped, 3), c_ms / 2);
 }
 
 /*
