@@ -470,7 +470,8 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 			return -ENOMEM;
 		qas = new;
 		qas->task = p;
-		hrtimer_init(&qas->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+		hrtimer_init(&qas->timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_HARD);
 		qas->timer.function = bvt_qas_timer_fn;
 	}
 
@@ -601,8 +602,13 @@ static void bvt_qas_start(struct rq *rq, struct task_struct *p)
 	update_rq_clock(rq);
 	p->sched_class->update_curr(rq);
 	bvt_qas_new_period(rq, p, now, 1);
+	/*
+	 * On the thread's CPU, where its periods are scheduled: not moved to
+	 * a housekeeping CPU, as a timer armed on a nohz_full one would be,
+	 * which may be idle and wake late.
+	 */
 	hrtimer_start(&qas->timer, ns_to_ktime(now + qas->period),
-		      HRTIMER_MODE_ABS_HARD);
+		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
 /*
