@@ -192,6 +192,7 @@ static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
 				    struct sched_bvt_entity *bt, u64 *left);
 static void bvt_coop_check_outsider(struct rq *rq);
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
+static void bvt_coop_free(struct task_struct *p);
 static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
 static struct task_struct *bvt_plan_pick(struct rq *rq);
 static bool bvt_plan_yields(struct rq *rq);
@@ -203,6 +204,7 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p);
 static void bvt_tc_check(struct rq *rq);
 static void bvt_tc_switched(struct task_struct *p, bool in);
 static void bvt_rsv_release(struct task_struct *p);
+static void bvt_rsv_task_dead(struct task_struct *p);
 static void bvt_tc_lose(struct task_struct *p);
 static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer);
 static void bvt_qas_enqueued(struct rq *rq, struct task_struct *p);
@@ -252,11 +254,11 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 	struct bvt_entity *se = &bt->se;
 	struct bvt_level *lv;
 
-	if (unlikely(bt->coop.member))
+	if (bvt_coop_member(bt))
 		bvt_coop_check_member(bt);
 	if (reserved)
 		lv = &rq->bvt.root;
-	else if (unlikely(bt->coop.member) && !bt->coop.policed_until)
+	else if (bvt_coop_member(bt) && !bt->coop->policed_until)
 		lv = &rq->bvt.coop.lv;
 	else
 		lv = &rq->bvt.be;
@@ -267,9 +269,9 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 		se->vt_relative = 1;
 		trace_sched_bvt_level(bvt_thread_task(bt), reserved);
 	}
-	if (unlikely(bt->coop.dom) && lv != &bt->coop.dom->lv)
+	if (unlikely(bt->coop) && bt->coop->dom && lv != &bt->coop->dom->lv)
 		bvt_coop_detach(bt);
-	if (unlikely(lv == &rq->bvt.coop.lv) && !bt->coop.dom)
+	if (unlikely(lv == &rq->bvt.coop.lv) && !bt->coop->dom)
 		bvt_coop_attach(&rq->bvt.coop, bt);
 	se->lv = lv;
 	se->parent = lv->se.lv ? &lv->se : NULL;
@@ -1395,6 +1397,18 @@ static void task_dead_bvt(struct task_struct *p)
 	bvt_re_release(p);
 }
 
+/*
+ * What a thread allocated for the mechanisms it used goes with it, in
+ * whatever class it dies: called from finish_task_switch(), before the
+ * RCU-delayed put of the task, which CPUs may still be reading under
+ * their rq locks.
+ */
+void bvt_task_dead(struct task_struct *p)
+{
+	bvt_coop_free(p);
+	bvt_rsv_task_dead(p);
+}
+
 static void switched_to_bvt(struct rq *rq, struct task_struct *p)
 {
 	/* Its time in the class starts now, as in switched_to_rt(). */
@@ -1482,7 +1496,7 @@ static void bvt_account_queued(struct rq *rq, struct sched_bvt_entity *bt,
 	/* A member of a cooperation domain stays with it (coop_poll.c). */
 	if (delta > 0) {
 		bt->migratory = bvt_thread_task(bt)->nr_cpus_allowed > 1 &&
-				!bt->coop.member;
+				!bvt_coop_member(bt);
 		rq->bvt.nr_migratory += bt->migratory;
 	} else {
 		rq->bvt.nr_migratory -= bt->migratory;
@@ -1569,7 +1583,7 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 			return cpu;
 	}
 	/* A member of a cooperation domain stays with it while it may. */
-	if (unlikely(p->bvt.coop.member) && bvt_cpu_usable(p, prev_cpu))
+	if (bvt_coop_member(&p->bvt) && bvt_cpu_usable(p, prev_cpu))
 		return prev_cpu;
 
 	best_cpu = bvt_find_free(p, prev_cpu, -1);
@@ -1622,15 +1636,14 @@ static void migrate_task_rq_bvt(struct task_struct *p, int new_cpu)
 	}
 	se->avt = lag;
 	se->vt_relative = 1;
-	if (p->bvt.coop.dom)
-		bvt_coop_detach(&p->bvt);
+	bvt_coop_detach(&p->bvt);
 }
 
 /* Members of a cooperation domain, policed or not, stay on their CPU. */
 static bool bvt_can_move(struct rq *rq, struct task_struct *p)
 {
 	return !task_on_cpu(rq, p) && p->nr_cpus_allowed > 1 &&
-	       !is_migration_disabled(p) && !p->bvt.coop.member;
+	       !is_migration_disabled(p) && !bvt_coop_member(&p->bvt);
 }
 
 /*
@@ -1910,10 +1923,7 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	bt->tc = NULL;
 	bt->qas = NULL;
 	init_task_work(&bt->qas_work, bvt_qas_work_fn);
-	memset(&bt->coop, 0, sizeof(bt->coop));
-	RB_CLEAR_NODE(&bt->coop.dl_node);
-	RB_CLEAR_NODE(&bt->coop.ev_node);
-	RB_CLEAR_NODE(&bt->coop.asleep_node);
+	bt->coop = NULL;
 	hrtimer_init(&bt->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bt->unwarp_timer.function = bvt_unwarp_timer_fn;
 }

@@ -123,6 +123,45 @@ struct bvt_coop_domain {
 };
 
 /*
+ * A thread's part in the cooperation domain of its CPU (coop_poll(2)):
+ * the events it gave at its last call, and where they are queued.
+ * Allocated by its first call, freed when it is dead (bvt_task_dead()).
+ */
+struct sched_bvt_coop_state {
+	struct sched_bvt_entity		*bt;		/* whose it is */
+	struct rb_node			dl_node;	/* runnable, by deadline */
+	struct rb_node			ev_node;	/* runnable, by priority */
+	/* not runnable, by deadline: waiting in coop_poll(), or blocked */
+	struct rb_node			asleep_node;
+	/* the domain it is attached to, whose trees it is in; NULL: none */
+	struct bvt_coop_domain		*dom;
+	u64				deadline;	/* CLOCK_MONOTONIC ns */
+	u32				priority;
+	u32				flags;		/* SCHED_BVT_COOP_* */
+	/* it asked to cooperate, and has not left */
+	unsigned int			member;
+	/* it sleeps in coop_poll() until its deadline */
+	unsigned int			waiting;
+	/* asleep_node is in its domain's list of the waiting ones */
+	unsigned int			asleep_waiting;
+	/* sum_exec_runtime by which it is to call coop_poll() again */
+	u64				slice_end;
+	/* CLOCK_MONOTONIC ns until which it is policed, out of the domain */
+	u64				policed_until;
+	/* /proc/<pid>/sched */
+	unsigned long			nr_calls;
+	unsigned long			nr_yields;
+	unsigned long			nr_policed;
+	struct rcu_head			rcu;
+};
+
+/* Has @bt asked to cooperate, and not left? */
+static inline bool bvt_coop_member(const struct sched_bvt_entity *bt)
+{
+	return unlikely(bt->coop) && bt->coop->member;
+}
+
+/*
  * A CPU reservation (kernel/sched/qas.c): @amount ns of every @period on
  * the plan of @cpu, for @task.
  */
@@ -340,6 +379,7 @@ void bvt_pi_set(struct task_struct *p, struct task_struct *donor);
 bool bvt_pi_boosted(struct task_struct *p);
 bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 		   bool in_fi);
+void bvt_coop_proc_show(struct task_struct *p, struct seq_file *m);
 void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
 void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m);
 void bvt_plan_park(struct rq *rq);

@@ -32,6 +32,24 @@ static void bvt_test_scale_by_weight(struct kunit *test)
 			86400ULL * NSEC_PER_SEC * 1024);
 }
 
+/*
+ * What the class adds to every task_struct, BVT or not: what its threads
+ * need on the hot paths.  What only some threads use (cooperation, CPU
+ * reservations, time constraints, QAS sets) they allocate when they
+ * first use it.
+ */
+#define BVT_TASK_BYTES_MAX	392
+
+static void bvt_test_task_size(struct kunit *test)
+{
+	kunit_info(test, "sched_bvt_entity %zu: bvt_entity %zu (pbs %zu), params %zu x2, unwarp timer %zu\n",
+		   sizeof(struct sched_bvt_entity), sizeof(struct bvt_entity),
+		   sizeof(struct bvt_pbs_state), sizeof(struct sched_bvt_params),
+		   sizeof(struct hrtimer));
+	KUNIT_EXPECT_LE(test, sizeof(struct sched_bvt_entity),
+			BVT_TASK_BYTES_MAX);
+}
+
 static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 				 u32 weight)
 {
@@ -41,9 +59,20 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->se.weight = weight;
 	bt->params.weight = weight;
 	bt->run = &bt->params;
-	RB_CLEAR_NODE(&bt->coop.dl_node);
-	RB_CLEAR_NODE(&bt->coop.ev_node);
-	RB_CLEAR_NODE(&bt->coop.asleep_node);
+}
+
+/* Give @bt the state coop_poll() gives a thread at its first call. */
+static void bvt_test_coop_init(struct kunit *test, struct sched_bvt_entity *bt)
+{
+	struct sched_bvt_coop_state *cs = kunit_kzalloc(test, sizeof(*cs),
+							GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	cs->bt = bt;
+	RB_CLEAR_NODE(&cs->dl_node);
+	RB_CLEAR_NODE(&cs->ev_node);
+	RB_CLEAR_NODE(&cs->asleep_node);
+	bt->coop = cs;
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)
@@ -423,18 +452,20 @@ static void bvt_test_coop_pick(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
 	KUNIT_ASSERT_NOT_NULL(test, bt);
+	for (i = 0; i < 3; i++) {
+		bvt_test_entity_init(&bt[i], 0, 1024 << i);
+		bvt_test_coop_init(test, &bt[i]);
+	}
 	/* As under a runqueue lock: the domain's lock is taken inside it. */
 	guard(irq)();
 	init_bvt_rq(bvt_rq);
 	lv = &bvt_rq->coop.lv;
-	for (i = 0; i < 3; i++)
-		bvt_test_entity_init(&bt[i], 0, 1024 << i);
-	bt[0].coop.flags = SCHED_BVT_COOP_EVENT;
-	bt[0].coop.priority = 5;
-	bt[1].coop.flags = SCHED_BVT_COOP_EVENT;
-	bt[1].coop.priority = 2;
-	bt[2].coop.flags = SCHED_BVT_COOP_DEADLINE;
-	bt[2].coop.deadline = now + 100 * NSEC_PER_SEC;
+	bt[0].coop->flags = SCHED_BVT_COOP_EVENT;
+	bt[0].coop->priority = 5;
+	bt[1].coop->flags = SCHED_BVT_COOP_EVENT;
+	bt[1].coop->priority = 2;
+	bt[2].coop->flags = SCHED_BVT_COOP_DEADLINE;
+	bt[2].coop->deadline = now + 100 * NSEC_PER_SEC;
 	for (i = 0; i < 3; i++)
 		bvt_enqueue_entity(lv, &bt[i].se, 0);
 	KUNIT_EXPECT_EQ(test, lv->se.weight, 1024U + 2048U + 4096U);
@@ -454,7 +485,7 @@ static void bvt_test_coop_pick(struct kunit *test)
 	bvt_enqueue_entity(lv, &bt[0].se, 0);
 	bvt_enqueue_entity(lv, &bt[1].se, 0);
 	bvt_dequeue_entity(lv, &bt[2].se, 0);
-	bt[2].coop.deadline = now - 1;
+	bt[2].coop->deadline = now - 1;
 	bvt_enqueue_entity(lv, &bt[2].se, 0);
 	KUNIT_EXPECT_PTR_EQ(test, bvt_test_coop_pick_why(lv, BVT_COOP_EXPIRED),
 			    &bt[2].se);
@@ -482,18 +513,20 @@ static void bvt_test_coop_over_share(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
 	KUNIT_ASSERT_NOT_NULL(test, bt);
+	/* @a runs, with deadline 0; @b waits, its deadline a second ago. */
+	bvt_test_entity_init(&bt[0], 100 * ms, 1024);
+	bvt_test_entity_init(&bt[1], 100 * ms, 1024);
+	bvt_test_coop_init(test, &bt[0]);
+	bvt_test_coop_init(test, &bt[1]);
 	guard(irq)();
 	init_bvt_rq(bvt_rq);
 	dom = &bvt_rq->coop;
 	lv = &dom->lv;
-	/* @a runs, with deadline 0; @b waits, its deadline a second ago. */
-	bvt_test_entity_init(&bt[0], 100 * ms, 1024);
-	bvt_test_entity_init(&bt[1], 100 * ms, 1024);
 	bt[0].se.lv = lv;
 	bt[1].se.lv = lv;
-	bt[0].coop.flags = SCHED_BVT_COOP_DEADLINE;
-	bt[1].coop.flags = SCHED_BVT_COOP_DEADLINE;
-	bt[1].coop.deadline = now - NSEC_PER_SEC;
+	bt[0].coop->flags = SCHED_BVT_COOP_DEADLINE;
+	bt[1].coop->flags = SCHED_BVT_COOP_DEADLINE;
+	bt[1].coop->deadline = now - NSEC_PER_SEC;
 	bvt_enqueue_entity(lv, &bt[0].se, 0);
 	bvt_enqueue_entity(lv, &bt[1].se, 0);
 	bvt_set_curr(lv, &bt[0].se);
@@ -511,7 +544,7 @@ static void bvt_test_coop_over_share(struct kunit *test)
 	bt[0].se.weight = 1024;
 	/* Not while the other's deadline is yet to come. */
 	bvt_dequeue_entity(lv, &bt[1].se, 0);
-	bt[1].coop.deadline = now + 100 * NSEC_PER_SEC;
+	bt[1].coop->deadline = now + 100 * NSEC_PER_SEC;
 	bvt_enqueue_entity(lv, &bt[1].se, 0);
 	KUNIT_EXPECT_FALSE(test, bvt_coop_over_share(dom, &bt[0], now));
 	/* Nor alone. */
@@ -574,17 +607,18 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, brq);
 	KUNIT_ASSERT_NOT_NULL(test, bt);
-	guard(irq)();
-	init_bvt_rq(brq);
 	for (i = 0; i < 4; i++)
 		bvt_test_entity_init(&bt[i], 0, 1024);
+	bvt_test_coop_init(test, m);
+	guard(irq)();
+	init_bvt_rq(brq);
 	/*
 	 * A member with a deadline 5 s away (a host may stop the guest for
 	 * tens of ms meanwhile); the domain at E 90 ms.
 	 */
 	brq->coop.lv.se.avt = 90 * ms;
-	m->coop.flags = SCHED_BVT_COOP_DEADLINE;
-	m->coop.deadline = ktime_get_mono_fast_ns() + 5000 * ms;
+	m->coop->flags = SCHED_BVT_COOP_DEADLINE;
+	m->coop->deadline = ktime_get_mono_fast_ns() + 5000 * ms;
 	bvt_test_queue(m, &brq->coop.lv, &brq->coop.lv.se);
 	KUNIT_EXPECT_EQ(test, bvt_evt(&brq->coop.lv.se), 90 * ms);
 
@@ -600,7 +634,7 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 
 	/* The deadline past: due at once, or when the outsider catches up. */
 	bvt_dequeue_entity(&brq->coop.lv, &m->se, 0);
-	m->coop.deadline = ktime_get_mono_fast_ns() - 1;
+	m->coop->deadline = ktime_get_mono_fast_ns() - 1;
 	bvt_enqueue_entity(&brq->coop.lv, &m->se, 0);
 	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
 	KUNIT_EXPECT_EQ(test, left, 0ULL);
@@ -1086,6 +1120,7 @@ static void bvt_test_tc_feasible(struct kunit *test)
 
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
+	KUNIT_CASE(bvt_test_task_size),
 	KUNIT_CASE(bvt_test_scale_by_weight),
 	KUNIT_CASE(bvt_test_warp_moves_evt),
 	KUNIT_CASE(bvt_test_unwarp_wait),

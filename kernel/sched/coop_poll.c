@@ -32,6 +32,8 @@
  *
  * Included from bvt.c.
  */
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
 
@@ -42,10 +44,11 @@ static inline struct bvt_coop_domain *bvt_coop_of(struct bvt_level *lv)
 	return container_of(lv, struct bvt_coop_domain, lv);
 }
 
+/* A member's state: it has one, being in a domain. */
 static inline struct sched_bvt_coop_state *
 bvt_coop_state(struct bvt_entity *se)
 {
-	return &bvt_thread_of(se)->coop;
+	return bvt_thread_of(se)->coop;
 }
 
 static inline bool bvt_coop_has_deadline(const struct sched_bvt_coop_state *cs)
@@ -195,7 +198,7 @@ static struct bvt_entity *bvt_coop_dl_entity(struct rb_node *node)
 	struct sched_bvt_coop_state *cs;
 
 	cs = rb_entry(node, struct sched_bvt_coop_state, dl_node);
-	return &container_of(cs, struct sched_bvt_entity, coop)->se;
+	return &cs->bt->se;
 }
 
 static struct bvt_entity *bvt_coop_ev_entity(struct rb_node *node)
@@ -203,7 +206,7 @@ static struct bvt_entity *bvt_coop_ev_entity(struct rb_node *node)
 	struct sched_bvt_coop_state *cs;
 
 	cs = rb_entry(node, struct sched_bvt_coop_state, ev_node);
-	return &container_of(cs, struct sched_bvt_entity, coop)->se;
+	return &cs->bt->se;
 }
 
 /*
@@ -291,7 +294,7 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
 			    struct sched_bvt_entity *bt)
 {
 	guard(raw_spinlock)(&dom->lock);
-	WRITE_ONCE(bt->coop.dom, dom);
+	WRITE_ONCE(bt->coop->dom, dom);
 }
 
 /*
@@ -300,10 +303,13 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
  */
 static void bvt_coop_detach(struct sched_bvt_entity *bt)
 {
-	struct sched_bvt_coop_state *cs = &bt->coop;
-	/* task_dead_bvt() holds no lock: no one else changes it by then. */
-	struct bvt_coop_domain *dom = READ_ONCE(cs->dom);
+	struct sched_bvt_coop_state *cs = bt->coop;
+	struct bvt_coop_domain *dom;
 
+	if (likely(!cs))
+		return;
+	/* task_dead_bvt() holds no lock: no one else changes it by then. */
+	dom = READ_ONCE(cs->dom);
 	if (!dom)
 		return;
 	guard(raw_spinlock_irqsave)(&dom->lock);
@@ -317,13 +323,17 @@ static void bvt_coop_detach(struct sched_bvt_entity *bt)
  */
 static void bvt_coop_forget(struct sched_bvt_entity *bt)
 {
+	struct sched_bvt_coop_state *cs = bt->coop;
+
+	if (likely(!cs))
+		return;
 	bvt_coop_detach(bt);
-	if (bt->coop.member)
+	if (cs->member)
 		trace_sched_bvt_coop_member(bvt_thread_task(bt), false);
-	bt->coop.member = 0;
-	bt->coop.flags = 0;
-	bt->coop.slice_end = 0;
-	bt->coop.policed_until = 0;
+	cs->member = 0;
+	cs->flags = 0;
+	cs->slice_end = 0;
+	cs->policed_until = 0;
 }
 
 /*
@@ -395,7 +405,7 @@ static void bvt_coop_put_back(struct rq *rq, struct task_struct *p,
 static void bvt_coop_change(struct rq *rq, struct task_struct *p,
 			    const struct sched_bvt_coop *in)
 {
-	struct sched_bvt_coop_state *cs = &p->bvt.coop;
+	struct sched_bvt_coop_state *cs = p->bvt.coop;
 	unsigned int how = bvt_coop_take(rq, p);
 
 	if (cs->member != !!in)
@@ -432,7 +442,7 @@ static void bvt_coop_change(struct rq *rq, struct task_struct *p,
 /* Does @bt run in its domain, with a slice? */
 static bool bvt_coop_on_slice(struct sched_bvt_entity *bt)
 {
-	struct sched_bvt_coop_state *cs = &bt->coop;
+	struct sched_bvt_coop_state *cs = bt->coop;
 
 	return cs->slice_end && cs->dom && bt->se.lv == &cs->dom->lv;
 }
@@ -442,10 +452,10 @@ static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt)
 {
 	u64 ran;
 
-	if (likely(!bt->coop.member) || !bvt_coop_on_slice(bt))
+	if (!bvt_coop_member(bt) || !bvt_coop_on_slice(bt))
 		return 0;
 	ran = bvt_thread_task(bt)->se.sum_exec_runtime;
-	return bt->coop.slice_end > ran ? bt->coop.slice_end - ran : 1;
+	return bt->coop->slice_end > ran ? bt->coop->slice_end - ran : 1;
 }
 
 /*
@@ -454,7 +464,7 @@ static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt)
  */
 static bool bvt_coop_police(struct task_struct *p)
 {
-	struct sched_bvt_coop_state *cs = &p->bvt.coop;
+	struct sched_bvt_coop_state *cs = p->bvt.coop;
 	u64 penalty = READ_ONCE(sysctl_sched_bvt_coop_penalty_ns);
 
 	trace_sched_bvt_coop_police(p, penalty);
@@ -470,11 +480,10 @@ static bool bvt_coop_police(struct task_struct *p)
 static void bvt_coop_check_slice(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
-	struct sched_bvt_coop_state *cs = &curr->bvt.coop;
 
-	if (curr->sched_class != &bvt_sched_class || likely(!cs->member) ||
-	    !bvt_coop_on_slice(&curr->bvt) ||
-	    curr->se.sum_exec_runtime < cs->slice_end)
+	if (curr->sched_class != &bvt_sched_class ||
+	    !bvt_coop_member(&curr->bvt) || !bvt_coop_on_slice(&curr->bvt) ||
+	    curr->se.sum_exec_runtime < curr->bvt.coop->slice_end)
 		return;
 	if (!bvt_coop_police(curr))
 		return;
@@ -560,7 +569,7 @@ static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p)
 	struct bvt_coop_domain *dom = &rq->bvt.coop;
 	struct task_struct *curr = rq->curr;
 
-	if (rb_first_cached(&dom->deadlines) == &p->bvt.coop.dl_node &&
+	if (rb_first_cached(&dom->deadlines) == &p->bvt.coop->dl_node &&
 	    curr->sched_class == &bvt_sched_class &&
 	    curr->bvt.se.lv != &dom->lv && !test_tsk_need_resched(curr))
 		bvt_enforce_arm(rq, &curr->bvt);
@@ -604,7 +613,6 @@ static bool bvt_coop_allowed(struct task_struct *p)
 static struct task_struct *bvt_coop_overdue(struct bvt_coop_domain *dom)
 {
 	struct sched_bvt_coop_state *cs;
-	struct sched_bvt_entity *bt;
 	struct rb_node *node;
 
 	guard(raw_spinlock)(&dom->lock);
@@ -614,8 +622,7 @@ static struct task_struct *bvt_coop_overdue(struct bvt_coop_domain *dom)
 	cs = rb_entry(node, struct sched_bvt_coop_state, asleep_node);
 	if (cs->deadline > bvt_coop_now())
 		return NULL;
-	bt = container_of(cs, struct sched_bvt_entity, coop);
-	return get_task_struct(bvt_thread_task(bt));
+	return get_task_struct(bvt_thread_task(cs->bt));
 }
 
 /* The first of @root's members, in @node order, other than @self. */
@@ -644,7 +651,7 @@ static bool bvt_coop_over_share(struct bvt_coop_domain *dom,
 
 	if (bt->se.lv != &dom->lv || !root)
 		return false;
-	node = bvt_coop_first_other(&dom->deadlines, &bt->coop.dl_node);
+	node = bvt_coop_first_other(&dom->deadlines, &bt->coop->dl_node);
 	if (!node || rb_entry(node, struct sched_bvt_coop_state,
 			      dl_node)->deadline > now)
 		return false;
@@ -676,12 +683,12 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
 	trace_sched_bvt_coop_poll(p, in->flags, in->deadline, in->priority);
-	p->bvt.coop.nr_calls++;
+	p->bvt.coop->nr_calls++;
 	if (bvt_coop_over_share(&rq->bvt.coop, &p->bvt, bvt_coop_now()))
 		bvt_coop_police(p);
 	bvt_coop_change(rq, p, in);
 	/* A member policed out of the domain still calls for its events. */
-	if (p->bvt.coop.member)
+	if (p->bvt.coop->member)
 		overdue = bvt_coop_overdue(&rq->bvt.coop);
 	sleep = in->flags == SCHED_BVT_COOP_DEADLINE &&
 		in->deadline > bvt_coop_now();
@@ -704,7 +711,7 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 		 * bvt_coop_next_deadline() holds: who sees it off its queue
 		 * sees it waiting.
 		 */
-		WRITE_ONCE(p->bvt.coop.waiting, 1);
+		WRITE_ONCE(p->bvt.coop->waiting, 1);
 		for (;;) {
 			set_current_state(TASK_INTERRUPTIBLE);
 			if (!schedule_hrtimeout_range_clock(&t, 0, HRTIMER_MODE_ABS,
@@ -719,10 +726,10 @@ static int bvt_coop_yield(const struct sched_bvt_coop *in)
 			if (bvt_coop_now() >= in->deadline)
 				break;
 		}
-		WRITE_ONCE(p->bvt.coop.waiting, 0);
+		WRITE_ONCE(p->bvt.coop->waiting, 0);
 	}
 	if (p->nvcsw + p->nivcsw != switches)
-		p->bvt.coop.nr_yields++;
+		p->bvt.coop->nr_yields++;
 	return ret;
 }
 
@@ -776,7 +783,7 @@ static void bvt_coop_resume(struct sched_bvt_coop *out)
 {
 	u64 now = bvt_coop_now(), min_slice, turn_end;
 	struct task_struct *p = current;
-	struct sched_bvt_coop_state *cs = &p->bvt.coop, *other;
+	struct sched_bvt_coop_state *cs = p->bvt.coop, *other;
 	struct bvt_coop_domain *dom;
 	struct rb_node *node;
 	struct rq_flags rf;
@@ -820,7 +827,7 @@ static void bvt_coop_leave(struct task_struct *p)
 	struct rq *rq;
 
 	rq = task_rq_lock(p, &rf);
-	if (p->bvt.coop.member) {
+	if (bvt_coop_member(&p->bvt)) {
 		update_rq_clock(rq);
 		bvt_coop_change(rq, p, NULL);
 	}
@@ -830,10 +837,72 @@ static void bvt_coop_leave(struct task_struct *p)
 /* The new program has not asked to cooperate. */
 void bvt_coop_exec(struct task_struct *p)
 {
-	if (READ_ONCE(p->bvt.coop.member))
+	if (p->bvt.coop && READ_ONCE(p->bvt.coop->member))
 		bvt_coop_leave(p);
 	/* Its handlers are gone too: no more QAS notifications. */
 	bvt_qas_exec(p);
+}
+
+/*
+ * A thread's state in the domains comes with its first call, and stays
+ * until it is dead: what a member gave is kept while it is boosted out of
+ * the class, and its counters after it leaves.  Only the thread sets it;
+ * those that read it hold its rq lock or pi_lock.
+ */
+static int bvt_coop_prepare(struct task_struct *p)
+{
+	struct sched_bvt_coop_state *cs;
+	struct rq_flags rf;
+	struct rq *rq;
+
+	if (likely(p->bvt.coop))
+		return 0;
+	/* No state for a caller bvt_coop_yield() is about to refuse. */
+	if (!bvt_coop_allowed(p))
+		return -EINVAL;
+	cs = kzalloc(sizeof(*cs), GFP_KERNEL);
+	if (!cs)
+		return -ENOMEM;
+	cs->bt = &p->bvt;
+	RB_CLEAR_NODE(&cs->dl_node);
+	RB_CLEAR_NODE(&cs->ev_node);
+	RB_CLEAR_NODE(&cs->asleep_node);
+	rq = task_rq_lock(p, &rf);
+	WRITE_ONCE(p->bvt.coop, cs);
+	task_rq_unlock(rq, p, &rf);
+	return 0;
+}
+
+/*
+ * @p is dead: its state goes, once no CPU reads it for /proc/<pid>/sched.
+ * task_dead_bvt(), if it died in the class, has detached it.
+ */
+static void bvt_coop_free(struct task_struct *p)
+{
+	struct sched_bvt_coop_state *cs = p->bvt.coop;
+
+	if (likely(!cs))
+		return;
+	bvt_coop_forget(&p->bvt);
+	WRITE_ONCE(p->bvt.coop, NULL);
+	kfree_rcu(cs, rcu);
+}
+
+/* /proc/<pid>/sched: 0 for a thread that never called coop_poll(). */
+void bvt_coop_proc_show(struct task_struct *p, struct seq_file *m)
+{
+	const struct sched_bvt_coop_state *cs;
+	struct sched_bvt_coop_state none = { };
+
+	guard(rcu)();
+	cs = READ_ONCE(p->bvt.coop) ?: &none;
+	seq_printf(m, "%-45s:%21u\n", "bvt.coop.member", READ_ONCE(cs->member));
+	seq_printf(m, "%-45s:%21lu\n", "bvt.coop.nr_calls",
+		   READ_ONCE(cs->nr_calls));
+	seq_printf(m, "%-45s:%21lu\n", "bvt.coop.nr_yields",
+		   READ_ONCE(cs->nr_yields));
+	seq_printf(m, "%-45s:%21lu\n", "bvt.coop.nr_policed",
+		   READ_ONCE(cs->nr_policed));
 }
 
 /* Read a struct sched_bvt_coop of any size, as sched_copy_attr() does. */
@@ -886,6 +955,9 @@ SYSCALL_DEFINE3(coop_poll, const struct sched_bvt_coop __user *, uin,
 		if (usize < SCHED_BVT_COOP_SIZE_VER0)
 			return -EINVAL;
 	}
+	ret = bvt_coop_prepare(current);
+	if (ret)
+		return ret;
 	ret = bvt_coop_yield(&in);
 	if (ret == -EINVAL)
 		return ret;

@@ -1890,14 +1890,12 @@ void bvt_task_exit(struct task_struct *p)
 /*
  * A thread's reservation and constraint end with it, in whatever class it
  * dies (boosted, or having left the class with a constraint queued on
- * another CPU): called from finish_task_switch(), before the RCU-delayed
- * put of the task, which CPUs may still be reading under their rq locks.
- * Normally bvt_task_exit() has ended them; not one that BVT_CTL_RESERVE,
- * racing with the exit, linked after that.  A QAS set never outlives
- * bvt_task_exit(): bvt_qas_set_period() takes back one it stores as the
- * thread starts to exit.
+ * another CPU).  Normally bvt_task_exit() has ended them; not one that
+ * BVT_CTL_RESERVE, racing with the exit, linked after that.  A QAS set
+ * never outlives bvt_task_exit(): bvt_qas_set_period() takes back one it
+ * stores as the thread starts to exit.
  */
-void bvt_task_dead(struct task_struct *p)
+static void bvt_rsv_task_dead(struct task_struct *p)
 {
 	if (likely(!p->bvt.rsv && !p->bvt.tc))
 		return;

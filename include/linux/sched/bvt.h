@@ -58,40 +58,10 @@ struct bvt_entity {
 	struct bvt_pbs_state		pbs;
 };
 
-struct bvt_coop_domain;
+struct sched_bvt_coop_state;
 struct bvt_rsv;
 struct bvt_tc;
 struct bvt_qas;
-
-/*
- * A thread's part in the cooperation domain of its CPU (coop_poll(2)):
- * the events it gave at its last call, and where they are queued.
- */
-struct sched_bvt_coop_state {
-	struct rb_node			dl_node;	/* runnable, by deadline */
-	struct rb_node			ev_node;	/* runnable, by priority */
-	/* not runnable, by deadline: waiting in coop_poll(), or blocked */
-	struct rb_node			asleep_node;
-	/* the domain it is attached to, whose trees it is in; NULL: none */
-	struct bvt_coop_domain		*dom;
-	u64				deadline;	/* CLOCK_MONOTONIC ns */
-	u32				priority;
-	u32				flags;		/* SCHED_BVT_COOP_* */
-	/* it asked to cooperate, and has not left */
-	unsigned int			member;
-	/* it sleeps in coop_poll() until its deadline */
-	unsigned int			waiting;
-	/* asleep_node is in its domain's list of the waiting ones */
-	unsigned int			asleep_waiting;
-	/* sum_exec_runtime by which it is to call coop_poll() again */
-	u64				slice_end;
-	/* CLOCK_MONOTONIC ns until which it is policed, out of the domain */
-	u64				policed_until;
-	/* /proc/<pid>/sched */
-	unsigned long			nr_calls;
-	unsigned long			nr_yields;
-	unsigned long			nr_policed;
-};
 
 /* A thread's SCHED_BVT state: its entity, parameters, warp and timers. */
 struct sched_bvt_entity {
@@ -117,7 +87,8 @@ struct sched_bvt_entity {
 	/* what it runs with: params, or pi_params while PI-boosted */
 	const struct sched_bvt_params	*run;
 	struct sched_bvt_params		pi_params;
-	struct sched_bvt_coop_state	coop;
+	/* its part in a cooperation domain, from its first coop_poll(2) */
+	struct sched_bvt_coop_state	*coop;
 	/* its CPU reservation and time constraint (kernel/sched/qas.c) */
 	struct bvt_rsv			*rsv;
 	struct bvt_tc			*tc;
