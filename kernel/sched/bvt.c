@@ -645,9 +645,9 @@ static void bvt_charge_mcu(struct sched_bvt_entity *bt)
  * It runs warped (E = A - W) from when it becomes runnable, as long as
  *  - it has run warped for less than L since the warp began, and
  *  - U has passed since its last warp ended, by blocking or by reaching L.
- * A warp wanted within U starts when U has passed (the thread's unwarp
- * timer); a warp that reaches L ends then (its CPU's enforcement timer),
- * both to the microsecond, and the thread runs on unwarped.
+ * A warp wanted within U starts when U has passed (its CPU's warp timer);
+ * a warp that reaches L ends then (its CPU's enforcement timer), both to
+ * the microsecond, and the thread runs on unwarped.
  */
 static inline bool bvt_wants_warp(struct sched_bvt_entity *bt)
 {
@@ -698,20 +698,30 @@ static void bvt_warp_end(struct sched_bvt_entity *bt, u64 now, int reason)
 	__bvt_warp_end(bt, now);
 }
 
-/* The timer holds a reference on the task while it is queued. */
-static void bvt_unwarp_timer_arm(struct sched_bvt_entity *bt, u64 wait)
+/*
+ * A warp that waits for U waits on its CPU's list, which the CPU's warp
+ * timer looks at when the first on it may warp: one timer a CPU, not one
+ * in every task.  A thread leaves the list when it is dequeued, and its
+ * next enqueue tries again.  Called with @rq locked.
+ */
+static void bvt_warp_defer(struct rq *rq, struct sched_bvt_entity *bt,
+			   u64 wait)
 {
-	if (hrtimer_is_queued(&bt->unwarp_timer))
+	struct hrtimer *timer = &rq->bvt.warp_timer;
+
+	if (list_empty(&bt->warp_wait))
+		list_add_tail(&bt->warp_wait, &rq->bvt.warp_waiting);
+	if (hrtimer_is_queued(timer) &&
+	    !ktime_before(ktime_add_ns(ktime_get(), wait),
+			  hrtimer_get_expires(timer)))
 		return;
-	get_task_struct(bvt_thread_task(bt));
-	hrtimer_start(&bt->unwarp_timer, ns_to_ktime(wait),
-		      HRTIMER_MODE_REL_HARD);
+	hrtimer_start(timer, ns_to_ktime(wait), HRTIMER_MODE_REL_HARD);
 }
 
-static void bvt_unwarp_timer_cancel(struct sched_bvt_entity *bt)
+static inline void bvt_warp_undefer(struct sched_bvt_entity *bt)
 {
-	if (hrtimer_try_to_cancel(&bt->unwarp_timer) == 1)
-		put_task_struct(bvt_thread_task(bt));
+	if (unlikely(!list_empty(&bt->warp_wait)))
+		list_del_init(&bt->warp_wait);
 }
 
 /* Warp @bt, about to be queued, now if it may, or when U has passed. */
@@ -729,7 +739,7 @@ static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *bt,
 		return;
 	}
 	trace_sched_bvt_warp_deferred(bvt_thread_task(bt), wait);
-	bvt_unwarp_timer_arm(bt, wait);
+	bvt_warp_defer(rq, bt, wait);
 }
 
 /* Does @bt run warped with a limit L to enforce? */
@@ -886,22 +896,35 @@ static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *bt,
 		bvt_check_preempt(rq, bvt_thread_task(bt));
 }
 
-/* U has passed for a runnable thread that wants to warp: warp it now. */
-static enum hrtimer_restart bvt_unwarp_timer_fn(struct hrtimer *timer)
+/*
+ * U has passed for the first of the queued threads that wait to warp:
+ * warp those it has passed for, and wait for the next.  The rq clock and
+ * the timer's may differ by a little: one found a little early is waited
+ * for again.
+ */
+static enum hrtimer_restart bvt_warp_timer_fn(struct hrtimer *timer)
 {
-	struct sched_bvt_entity *bt = container_of(timer,
-			struct sched_bvt_entity, unwarp_timer);
-	struct task_struct *p = bvt_thread_task(bt);
+	struct rq *rq = container_of(timer, struct rq, bvt.warp_timer);
+	struct sched_bvt_entity *bt, *tmp;
+	u64 now, wait, next = U64_MAX;
 	struct rq_flags rf;
-	struct rq *rq;
 
-	rq = task_rq_lock(p, &rf);
+	rq_lock(rq, &rf);
 	update_rq_clock(rq);
-	if (p->sched_class == &bvt_sched_class && bt->se.on_rq &&
-	    !bt->se.warped && bvt_wants_warp(bt))
-		bvt_warp_queued(rq, bt, BVT_WARP_UNWARP_DONE);
-	task_rq_unlock(rq, p, &rf);
-	put_task_struct(p);
+	now = rq_clock(rq);
+	list_for_each_entry_safe(bt, tmp, &rq->bvt.warp_waiting, warp_wait) {
+		wait = bvt_unwarp_wait(bt, now);
+		if (wait) {
+			next = min(next, wait);
+			continue;
+		}
+		list_del_init(&bt->warp_wait);
+		if (!bt->se.warped && bvt_wants_warp(bt))
+			bvt_warp_queued(rq, bt, BVT_WARP_UNWARP_DONE);
+	}
+	if (next != U64_MAX)
+		hrtimer_start(timer, ns_to_ktime(next), HRTIMER_MODE_REL_HARD);
+	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
 }
 
@@ -1044,8 +1067,8 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 		bt->sig_warp = 0;
 		if (se->warped)
 			bvt_warp_end(bt, rq_clock(rq), BVT_WARP_BLOCK);
-		bvt_unwarp_timer_cancel(bt);
 	}
+	bvt_warp_undefer(bt);
 	bvt_dequeue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
 	if (unlikely(bt->qas))
@@ -1357,7 +1380,7 @@ static void switching_to_bvt(struct rq *rq, struct task_struct *p)
 	bvt_attach(rq, &p->bvt);
 }
 
-/* Leaving the class, or dying: no warp, and no timer left behind. */
+/* Leaving the class: no warp (its dequeue took it off the warp list). */
 static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
 {
 	struct sched_bvt_entity *bt = &p->bvt;
@@ -1365,7 +1388,6 @@ static void bvt_forget_warp(struct rq *rq, struct task_struct *p)
 	bt->sig_warp = 0;
 	if (bt->se.warped)
 		bvt_warp_end(bt, rq_clock(rq), BVT_WARP_PARAMS);
-	bvt_unwarp_timer_cancel(bt);
 }
 
 /*
@@ -1392,7 +1414,6 @@ static void bvt_re_release(struct task_struct *p);
 
 static void task_dead_bvt(struct task_struct *p)
 {
-	bvt_unwarp_timer_cancel(&p->bvt);
 	bvt_coop_forget(&p->bvt);
 	bvt_re_release(p);
 }
@@ -1924,8 +1945,7 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	bt->qas = NULL;
 	init_task_work(&bt->qas_work, bvt_qas_work_fn);
 	bt->coop = NULL;
-	hrtimer_init(&bt->unwarp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	bt->unwarp_timer.function = bvt_unwarp_timer_fn;
+	INIT_LIST_HEAD(&bt->warp_wait);
 }
 
 static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
@@ -1958,6 +1978,9 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->curr_lag = 0;
 	hrtimer_init(&bvt_rq->enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->enforce_timer.function = bvt_enforce_timer_fn;
+	INIT_LIST_HEAD(&bvt_rq->warp_waiting);
+	hrtimer_init(&bvt_rq->warp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	bvt_rq->warp_timer.function = bvt_warp_timer_fn;
 	bvt_rq->plan = NULL;
 	bvt_rq->plan_orphan = false;
 	bvt_rq->slot_owner = NULL;

@@ -324,6 +324,9 @@ struct bvt_rq {
 	unsigned long			load;		/* their total weight */
 	s64				curr_lag;	/* E - SVT of the running one */
 	struct hrtimer			enforce_timer;	/* L, coop slice */
+	/* queued threads whose warp waits for U, and when the first may */
+	struct list_head		warp_waiting;
+	struct hrtimer			warp_timer;
 #ifdef CONFIG_SMP
 	/* asks the CPU to update its enforce_timer (see bvt_enforce_arm()) */
 	call_single_data_t		enforce_csd;

@@ -38,14 +38,13 @@ static void bvt_test_scale_by_weight(struct kunit *test)
  * reservations, time constraints, QAS sets) they allocate when they
  * first use it.
  */
-#define BVT_TASK_BYTES_MAX	392
+#define BVT_TASK_BYTES_MAX	344
 
 static void bvt_test_task_size(struct kunit *test)
 {
-	kunit_info(test, "sched_bvt_entity %zu: bvt_entity %zu (pbs %zu), params %zu x2, unwarp timer %zu\n",
+	kunit_info(test, "sched_bvt_entity %zu: bvt_entity %zu (pbs %zu), params %zu x2\n",
 		   sizeof(struct sched_bvt_entity), sizeof(struct bvt_entity),
-		   sizeof(struct bvt_pbs_state), sizeof(struct sched_bvt_params),
-		   sizeof(struct hrtimer));
+		   sizeof(struct bvt_pbs_state), sizeof(struct sched_bvt_params));
 	KUNIT_EXPECT_LE(test, sizeof(struct sched_bvt_entity),
 			BVT_TASK_BYTES_MAX);
 }
@@ -59,6 +58,7 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->se.weight = weight;
 	bt->params.weight = weight;
 	bt->run = &bt->params;
+	INIT_LIST_HEAD(&bt->warp_wait);
 }
 
 /* Give @bt the state coop_poll() gives a thread at its first call. */

@@ -2,11 +2,11 @@
 #ifndef _LINUX_SCHED_BVT_H
 #define _LINUX_SCHED_BVT_H
 
-#include <linux/hrtimer_types.h>
 #include <linux/rbtree_types.h>
 #include <linux/types.h>
 
 struct bvt_level;
+struct bvt_pbs_state;
 
 /* A thread's BVT parameters, as set with sched_setattr(2). */
 struct sched_bvt_params {
@@ -80,8 +80,8 @@ struct sched_bvt_entity {
 	u64				warp_ended;
 	/* rq clock when it last began to wait for its CPU */
 	u64				wait_start;
-	/* U: starts a deferred warp when it has passed */
-	struct hrtimer			unwarp_timer;
+	/* in bvt_rq::warp_waiting while its warp waits for U to pass */
+	struct list_head		warp_wait;
 	/* its own, as set with sched_setattr(2) and returned by getattr */
 	struct sched_bvt_params		params;
 	/* what it runs with: params, or pi_params while PI-boosted */
