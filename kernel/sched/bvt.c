@@ -193,6 +193,8 @@ static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
 static void bvt_coop_check_outsider(struct rq *rq);
 static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
 static void bvt_coop_free(struct task_struct *p);
+static int bvt_pbs_alloc(struct task_struct *p);
+static void bvt_pbs_free(struct task_struct *p);
 static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
 static struct task_struct *bvt_plan_pick(struct rq *rq);
 static bool bvt_plan_yields(struct rq *rq);
@@ -1422,12 +1424,24 @@ static void task_dead_bvt(struct task_struct *p)
  * What a thread allocated for the mechanisms it used goes with it, in
  * whatever class it dies: called from finish_task_switch(), before the
  * RCU-delayed put of the task, which CPUs may still be reading under
- * their rq locks.
+ * their rq locks, and from sched_cancel_fork() for a child that never ran.
  */
 void bvt_task_dead(struct task_struct *p)
 {
 	bvt_coop_free(p);
+	bvt_pbs_free(p);
 	bvt_rsv_task_dead(p);
+}
+
+/*
+ * Allocate what every thread of the class may need but that is kept out
+ * of task_struct: its PBS session.  Called where it may sleep, before @p
+ * enters the class by sched_setattr() or is forked in it; kept until it
+ * is dead, and freed by bvt_task_dead(), by a failed fork too.
+ */
+int bvt_prepare_task(struct task_struct *p)
+{
+	return bvt_pbs_alloc(p);
 }
 
 static void switched_to_bvt(struct rq *rq, struct task_struct *p)
@@ -1920,7 +1934,7 @@ static void init_bvt_se(struct bvt_entity *se)
 	se->lv = NULL;
 	se->parent = NULL;
 	se->my_level = NULL;
-	se->pbs.epoch = 0;
+	se->pbs = NULL;
 }
 
 /*
@@ -1956,6 +1970,7 @@ static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
 	lv->ops = ops;
 	lv->timeline = RB_ROOT_CACHED;
 	lv->se.my_level = lv;
+	lv->se.pbs = &lv->pbs_state;
 	lv->se.lv = above;
 	/* The root's entity is never queued: it is no one's parent. */
 	lv->se.parent = above && above->se.lv ? &above->se : NULL;

@@ -29,6 +29,25 @@ struct bvt_level;
 #define BVT_PBS_TOP	2
 
 /*
+ * An entity's session, as a level in PBS mode sees it (kernel/sched/pbs.c):
+ * times are rq clock ns, service is ns run.  A level's is in the level; a
+ * thread's is allocated when it enters the class (bvt_prepare_task()).
+ */
+struct bvt_pbs_state {
+	u64				session;	/* when it began */
+	u64				session_ran;	/* run by then */
+	u64				session_slept;	/* inactive since */
+	u64				entered;	/* in the level */
+	u64				entered_ran;
+	u64				slept_at;	/* last stopped running */
+	u64				slept_total;	/* of its inactive periods */
+	u32				nr_slept;
+	u32				nr_sessions;
+	u32				epoch;		/* of bvt_pbs_epoch */
+	struct rcu_head			rcu;
+};
+
+/*
  * What makes one kind of level differ from another: how it orders its
  * runnable entities and picks one, and how urgent the one it would run
  * makes the level in the level above.  The running entity is kept out of
@@ -90,6 +109,8 @@ struct bvt_level {
 	unsigned int			direct;
 	/* PBS mode (kernel/sched/pbs.c): what it ran, as an entity */
 	u64				ran;
+	/* its entity's session, in a level in PBS mode above */
+	struct bvt_pbs_state		pbs_state;
 	/* the running entity's bonus gamma, log2 in Q24 */
 	s64				pbs_gamma;
 	/* the running entity called sched_yield(): the next pick skips it */
@@ -370,6 +391,7 @@ static inline bool bvt_policy(int policy)
 
 void init_bvt_rq(struct bvt_rq *bvt_rq);
 void init_bvt_entity(struct sched_bvt_entity *se);
+int bvt_prepare_task(struct task_struct *p);
 bool __checkparam_bvt(const struct sched_attr *attr);
 bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr);
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr);
@@ -398,6 +420,11 @@ static inline bool bvt_policy(int policy)
 static inline bool __checkparam_bvt(const struct sched_attr *attr)
 {
 	return false;
+}
+
+static inline int bvt_prepare_task(struct task_struct *p)
+{
+	return 0;
 }
 
 static inline bool bvt_attr_needs_priv(struct task_struct *p,

@@ -38,7 +38,7 @@ static void bvt_test_scale_by_weight(struct kunit *test)
  * reservations, time constraints, QAS sets) they allocate when they
  * first use it.
  */
-#define BVT_TASK_BYTES_MAX	344
+#define BVT_TASK_BYTES_MAX	280
 
 static void bvt_test_task_size(struct kunit *test)
 {
@@ -817,7 +817,9 @@ static void bvt_test_pbs_entity(struct bvt_level *e, u64 avt, u64 start,
 	e->se.my_level = e;
 	e->se.weight = BVT_WEIGHT_UNIT;
 	e->se.avt = avt;
-	e->se.pbs.session = start;
+	e->se.pbs = &e->pbs_state;
+	e->pbs_state.session = start;
+	e->pbs_state.epoch = READ_ONCE(bvt_pbs_epoch);
 	e->ran = ran;
 }
 

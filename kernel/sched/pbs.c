@@ -46,7 +46,8 @@
  * An entity arrives when it is created or when the level enters PBS mode.
  * A thread's session spans its changes of class and level, as its lag
  * does: a PI boost (RCU boosting a reader that the level keeps waiting)
- * does not start a new one.
+ * does not start a new one.  A task that a PI boost brings into the class
+ * without its ever entering it has no session (bvt_pbs_session()).
  *
  * The level keeps its timeline, ordered by E: its SVT and its entities'
  * virtual times stay valid, and the mode can change with threads queued.
@@ -190,10 +191,9 @@ static inline u64 bvt_pbs_now(const struct bvt_level *lv)
 	return READ_ONCE(lv->rq->clock);
 }
 
-static void bvt_pbs_start_session(struct bvt_entity *se, u64 now)
+static void bvt_pbs_start_session(struct bvt_entity *se,
+				  struct bvt_pbs_state *ps, u64 now)
 {
-	struct bvt_pbs_state *ps = &se->pbs;
-
 	ps->session = now;
 	ps->session_ran = bvt_pbs_ran(se);
 	ps->session_slept = 0;
@@ -211,8 +211,10 @@ static void bvt_pbs_new_epoch(void)
 /* @se arrives: it entered the level, or the level entered PBS mode. */
 static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
 {
-	struct bvt_pbs_state *ps = &se->pbs;
+	struct bvt_pbs_state *ps = se->pbs;
 
+	if (unlikely(!ps))
+		return;
 	ps->entered = now;
 	ps->entered_ran = bvt_pbs_ran(se);
 	ps->slept_at = 0;
@@ -220,13 +222,28 @@ static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
 	ps->nr_slept = 0;
 	ps->nr_sessions = 0;
 	ps->epoch = READ_ONCE(bvt_pbs_epoch);
-	bvt_pbs_start_session(se, now);
+	bvt_pbs_start_session(se, ps, now);
 }
 
-/* @se's sojourn time T in its session at @now */
-static u64 bvt_pbs_sojourn(const struct bvt_entity *se, u64 now)
+/*
+ * @se's session, if it has one in this switch to PBS mode.  A task that
+ * PI boosts into the class without ever entering it has none: it is run
+ * at once, as one with S = 0 is, until it gives back what its waiter
+ * waits for.
+ */
+static inline const struct bvt_pbs_state *
+bvt_pbs_session(const struct bvt_entity *se)
 {
-	const struct bvt_pbs_state *ps = &se->pbs;
+	const struct bvt_pbs_state *ps = se->pbs;
+
+	if (unlikely(!ps) || ps->epoch != READ_ONCE(bvt_pbs_epoch))
+		return NULL;
+	return ps;
+}
+
+/* The sojourn time T at @now in the session @ps */
+static u64 bvt_pbs_sojourn(const struct bvt_pbs_state *ps, u64 now)
+{
 	u64 t = bvt_pbs_since(now, ps->session);
 
 	if (READ_ONCE(bvt_pbs_beta_excl))
@@ -237,13 +254,16 @@ static u64 bvt_pbs_sojourn(const struct bvt_entity *se, u64 now)
 /* @se's log-priority at @now, delta and epsilon included, gamma not. */
 static s64 bvt_pbs_entity_prio(const struct bvt_entity *se, u64 now)
 {
-	const struct bvt_pbs_state *ps = &se->pbs;
+	const struct bvt_pbs_state *ps = bvt_pbs_session(se);
 	u32 alpha = READ_ONCE(bvt_pbs_alpha.q16);
 	u32 epsilon = READ_ONCE(bvt_pbs_epsilon.q16);
-	u64 ran = bvt_pbs_ran(se);
+	u64 ran;
 	s64 p, inter;
 
-	p = bvt_pbs_prio(bvt_pbs_sojourn(se, now),
+	if (unlikely(!ps))
+		return BVT_PBS_INF;
+	ran = bvt_pbs_ran(se);
+	p = bvt_pbs_prio(bvt_pbs_sojourn(ps, now),
 			 bvt_pbs_since(ran, ps->session_ran), alpha, se->weight);
 	if (epsilon) {
 		/* T' >= S', as T >= S: a clock skew makes no malus */
@@ -279,21 +299,23 @@ static void bvt_pbs_bound_lag(struct bvt_level *lv, struct bvt_entity *curr)
  */
 static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
 {
+	const struct bvt_pbs_state *ps = bvt_pbs_session(se);
 	u64 dt = READ_ONCE(sysctl_sched_bvt_pbs_switch_ns);
-	u64 s = max(bvt_pbs_service(se, se->pbs.session_ran), dt);
+	u64 s = max(ps ? bvt_pbs_service(se, ps->session_ran) : 0, dt);
 
 	lv->pbs_gamma = bvt_pbs_mul(READ_ONCE(bvt_pbs_alpha.q16),
 				    (s64)bvt_pbs_log2(s + dt) - bvt_pbs_log2(s));
 	lv->pbs_yielded = 0;
 	bvt_pbs_bound_lag(lv, se);
-	if (trace_sched_bvt_pbs_pick_enabled() && bvt_entity_is_task(se)) {
+	if (trace_sched_bvt_pbs_pick_enabled() && bvt_entity_is_task(se) &&
+	    ps) {
 		u64 now = bvt_pbs_now(lv);
 
 		trace_sched_bvt_pbs_pick(bvt_task_of(se),
-					 bvt_pbs_sojourn(se, now),
-					 bvt_pbs_service(se, se->pbs.session_ran),
+					 bvt_pbs_sojourn(ps, now),
+					 bvt_pbs_service(se, ps->session_ran),
 					 bvt_pbs_entity_prio(se, now),
-					 se->pbs.nr_sessions);
+					 ps->nr_sessions);
 	}
 }
 
@@ -516,15 +538,15 @@ static s64 bvt_pbs_warp(struct bvt_level *lv)
 }
 
 /* @se wakes up: after a long enough inactive period, in a new session. */
-static void bvt_pbs_woke(struct bvt_entity *se, u64 now)
+static void bvt_pbs_woke(struct bvt_entity *se, struct bvt_pbs_state *ps,
+			 u64 now)
 {
-	struct bvt_pbs_state *ps = &se->pbs;
 	u64 slept = bvt_pbs_since(now, ps->slept_at);
 
 	ps->slept_at = 0;
 	if (bvt_pbs_new_session(slept, ps->slept_total, ps->nr_slept,
 				READ_ONCE(bvt_pbs_beta)))
-		bvt_pbs_start_session(se, now);
+		bvt_pbs_start_session(se, ps, now);
 	else
 		ps->session_slept += slept;
 	ps->slept_total += slept;
@@ -535,12 +557,13 @@ static void bvt_pbs_woke(struct bvt_entity *se, u64 now)
 static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 			    int flags)
 {
+	struct bvt_pbs_state *ps = se->pbs;
 	u64 now = bvt_pbs_now(lv);
 
-	if (se->pbs.epoch != READ_ONCE(bvt_pbs_epoch))
+	if (likely(ps) && ps->epoch != READ_ONCE(bvt_pbs_epoch))
 		bvt_pbs_enter(se, now);
-	else if ((flags & ENQUEUE_WAKEUP) && se->pbs.slept_at)
-		bvt_pbs_woke(se, now);
+	else if (likely(ps) && (flags & ENQUEUE_WAKEUP) && ps->slept_at)
+		bvt_pbs_woke(se, ps, now);
 	if (bvt_pbs_sampling(lv))
 		bvt_pbs_top_add(lv, se, now);
 }
@@ -550,7 +573,8 @@ static void bvt_pbs_dequeue(struct bvt_level *lv, struct bvt_entity *se,
 {
 	bvt_pbs_top_del(lv, se);
 	/* An inactive period it has in another level or class is not known. */
-	se->pbs.slept_at = flags & DEQUEUE_SLEEP ? bvt_pbs_now(lv) : 0;
+	if (likely(se->pbs))
+		se->pbs->slept_at = flags & DEQUEUE_SLEEP ? bvt_pbs_now(lv) : 0;
 }
 
 static const struct bvt_level_ops bvt_pbs_ops = {
@@ -606,6 +630,7 @@ static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
 void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 {
 	struct bvt_entity *se = &p->bvt.se;
+	const struct bvt_pbs_state *ps;
 	u64 now, t, s, frac;
 	struct rq_flags rf;
 	struct rq *rq;
@@ -613,8 +638,9 @@ void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 	u32 nr;
 
 	rq = task_rq_lock(p, &rf);
+	ps = bvt_pbs_session(se);
 	if (p->sched_class != &bvt_sched_class || !se->lv ||
-	    !bvt_is_pbs(se->lv) || se->pbs.epoch != bvt_pbs_epoch) {
+	    !bvt_is_pbs(se->lv) || !ps) {
 		task_rq_unlock(rq, p, &rf);
 		return;
 	}
@@ -622,9 +648,9 @@ void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 	if (task_current(rq, p))
 		update_curr_bvt(rq);
 	now = rq_clock(rq);
-	nr = se->pbs.nr_sessions;
-	t = bvt_pbs_sojourn(se, now);
-	s = bvt_pbs_service(se, se->pbs.session_ran);
+	nr = ps->nr_sessions;
+	t = bvt_pbs_sojourn(ps, now);
+	s = bvt_pbs_service(se, ps->session_ran);
 	prio = bvt_pbs_entity_prio(se, now);
 	task_rq_unlock(rq, p, &rf);
 
@@ -638,6 +664,37 @@ void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 	frac = ((abs(prio) & (BVT_PBS_ONE - 1)) * 1000000) >> BVT_PBS_Q;
 	seq_printf(m, "%-45s:%13s%lld.%06llu\n", "bvt.pbs.prio",
 		   prio < 0 ? "-" : "", abs(prio) >> BVT_PBS_Q, frac);
+}
+
+/*
+ * A thread's session lives as long as it does: allocated as it enters the
+ * class or is forked in it, where it may sleep, since entering PBS mode
+ * takes every thread of the level at once, under its rq lock.  Those who
+ * allocate race only with each other (sched_setattr() from two threads).
+ */
+static int bvt_pbs_alloc(struct task_struct *p)
+{
+	struct bvt_pbs_state *ps;
+
+	if (likely(READ_ONCE(p->bvt.se.pbs)))
+		return 0;
+	ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+	if (!ps)
+		return -ENOMEM;
+	if (cmpxchg(&p->bvt.se.pbs, NULL, ps))
+		kfree(ps);
+	return 0;
+}
+
+/* @p is dead; its rq's lock holders (/proc/<pid>/sched) may still read. */
+static void bvt_pbs_free(struct task_struct *p)
+{
+	struct bvt_pbs_state *ps = p->bvt.se.pbs;
+
+	if (!ps)
+		return;
+	WRITE_ONCE(p->bvt.se.pbs, NULL);
+	kfree_rcu(ps, rcu);
 }
 
 /*

@@ -18,23 +18,6 @@ struct sched_bvt_params {
 };
 
 /*
- * An entity's session, as a level in PBS mode sees it (kernel/sched/pbs.c):
- * times are rq clock ns, service is ns run.
- */
-struct bvt_pbs_state {
-	u64				session;	/* when it began */
-	u64				session_ran;	/* run by then */
-	u64				session_slept;	/* inactive since */
-	u64				entered;	/* in the level */
-	u64				entered_ran;
-	u64				slept_at;	/* last stopped running */
-	u64				slept_total;	/* of its inactive periods */
-	u32				nr_slept;
-	u32				nr_sessions;
-	u32				epoch;		/* of bvt_pbs_epoch */
-};
-
-/*
  * What a level of SCHED_BVT queues: a thread, or a level of the hierarchy
  * (the best-effort level, a cooperation domain) queued in the level above.
  * All virtual times are in nanoseconds as seen by a weight-1024 entity and
@@ -55,7 +38,8 @@ struct bvt_entity {
 	struct bvt_entity		*parent;
 	/* the level it stands for; NULL for a thread */
 	struct bvt_level		*my_level;
-	struct bvt_pbs_state		pbs;
+	/* its session in a level in PBS mode; NULL: none (kernel/sched/pbs.c) */
+	struct bvt_pbs_state		*pbs;
 };
 
 struct sched_bvt_coop_state;

@@ -323,4 +323,41 @@ TEST_F(pi, bvt_owner_inherits_and_gives_back)
 	EXPECT_GT(0.20, r.after_share);
 }
 
+#define BE_MODE		"/proc/sys/kernel/sched_bvt_be_mode"
+
+/* The best-effort level in PBS mode for the test, in BVT mode after. */
+FIXTURE(pi_pbs) {
+};
+
+FIXTURE_SETUP(pi_pbs)
+{
+	if (access(BE_MODE, W_OK))
+		SKIP(return, "no %s", BE_MODE);
+	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, become_controller());
+	ASSERT_EQ(0, write_file(BE_MODE, "pbs"));
+}
+
+FIXTURE_TEARDOWN(pi_pbs)
+{
+	write_file(BE_MODE, "bvt");
+}
+
+/*
+ * In a level in PBS mode a SCHED_OTHER owner boosted into the class has
+ * no session of its own (it never entered the class): it is run at once,
+ * as an entity that has not run in its session is, until it unlocks.
+ * Ranked last, it would never run beside the hogs (the fair server does
+ * not serve it while it is boosted) and the round would time out.
+ */
+TEST_F(pi_pbs, fair_owner_runs_in_a_pbs_level)
+{
+	struct pi_round r = {
+		.owner_attr = other_attr(0),
+		.waiter_attr = bvt_attr(1024, 0),
+	};
+
+	check_hold(_metadata, &r, MAX_RATIO);
+}
+
 TEST_HARNESS_MAIN
