@@ -147,7 +147,13 @@ static inline struct bvt_entity *__node_2_bse(struct rb_node *node)
 
 static inline bool bvt_entity_is_task(struct bvt_entity *se)
 {
-	return !se->my_level;
+	return !se->is_level;
+}
+
+/* The level @se stands for; NULL for a thread's entity. */
+static inline struct bvt_level *bvt_level_of(const struct bvt_entity *se)
+{
+	return se->is_level ? container_of(se, struct bvt_level, se) : NULL;
 }
 
 /*
@@ -214,7 +220,6 @@ static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p);
 static u64 bvt_qas_left(struct task_struct *p);
 static void bvt_qas_check(struct rq *rq);
 static void bvt_qas_stop(struct rq *rq, struct task_struct *p);
-static void bvt_qas_work_fn(struct callback_head *head);
 static void bvt_qas_exec(struct task_struct *p);
 #ifdef CONFIG_SMP
 static void bvt_plan_csd_fn(void *arg);
@@ -531,7 +536,7 @@ static void bvt_put_curr(struct bvt_level *lv, struct bvt_entity *se)
  */
 static void bvt_level_update(struct bvt_entity *se)
 {
-	struct bvt_level *lv = se->my_level, *above = se->lv;
+	struct bvt_level *lv = bvt_level_of(se), *above = se->lv;
 	s64 warp;
 
 	if (!lv->nr_queued) {
@@ -586,7 +591,7 @@ static void bvt_charge(struct bvt_entity *se, s64 delta)
 
 	for (; se; se = se->parent) {
 		if (!bvt_entity_is_task(se)) {
-			se->my_level->ran += delta;
+			bvt_level_of(se)->ran += delta;
 			bvt_level_update(se);
 		}
 		vt = bvt_scale(abs, se->weight);
@@ -1153,7 +1158,7 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 		se = bvt_pick_entity(lv);
 		if (SCHED_WARN_ON(!se))
 			return NULL;
-		lv = se->my_level;
+		lv = bvt_level_of(se);
 	} while (lv);
 	if (unlikely(rq->bvt.plan_curr))
 		return bvt_plan_picked(rq, bvt_task_of(se));
@@ -1685,8 +1690,8 @@ static bool bvt_can_move(struct rq *rq, struct task_struct *p)
  * How many waiting threads, in E order, a push or pull looks at on each
  * level.  The push runs at every switch of a CPU with waiting threads:
  * scanning the whole timeline would make a switch among many pinned
- * threads cost their number (1000 pinned yielders: 1.7 times SCHED_OTHER's
- * time per yield).  The next few in line are the ones worth moving anyway.
+ * threads cost their number.  The next few in line are the ones worth
+ * moving anyway.
  */
 #define BVT_PUSH_SCAN	8
 
@@ -1748,8 +1753,7 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 	 * Evening the load out moves @p to wait elsewhere.  Not before it has
 	 * waited an allowance here: one that has just woken up or come from
 	 * another CPU is as likely to be run by a pick here, or pulled, as to
-	 * be moved back (bvt_stress: 39-52 % of pushes undone within 50 ms
-	 * without this wait, 27-32 % with it, and half as many pushes).  A
+	 * be moved back, and pushing it would only move it to and fro.  A
 	 * balance callback may find the clock not updated since the pick.
 	 */
 	if (READ_ONCE(rq->clock) - p->bvt.wait_start <
@@ -1933,7 +1937,7 @@ static void init_bvt_se(struct bvt_entity *se)
 	se->warp = 0;
 	se->lv = NULL;
 	se->parent = NULL;
-	se->my_level = NULL;
+	se->is_level = 0;
 	se->pbs = NULL;
 }
 
@@ -1957,7 +1961,6 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	bt->rsv = NULL;
 	bt->tc = NULL;
 	bt->qas = NULL;
-	init_task_work(&bt->qas_work, bvt_qas_work_fn);
 	bt->coop = NULL;
 	INIT_LIST_HEAD(&bt->warp_wait);
 }
@@ -1969,7 +1972,7 @@ static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
 	init_bvt_se(&lv->se);
 	lv->ops = ops;
 	lv->timeline = RB_ROOT_CACHED;
-	lv->se.my_level = lv;
+	lv->se.is_level = 1;
 	lv->se.pbs = &lv->pbs_state;
 	lv->se.lv = above;
 	/* The root's entity is never queued: it is no one's parent. */

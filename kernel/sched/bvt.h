@@ -268,6 +268,8 @@ struct bvt_qas {
 	unsigned int			queued;		/* in qas_parts */
 	unsigned int			waiting;	/* for the next period */
 	unsigned int			restrict_wait;	/* used up, RESTRICT */
+	/* its thread's task work, BVT_QAS_WORK_QUEUED in @work when queued */
+	struct callback_head		notify;
 	/* BVT_QAS_WORK_QUEUED, and notifications yet to send */
 	unsigned long			work;
 	unsigned long			pending;

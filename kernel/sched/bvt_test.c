@@ -38,7 +38,7 @@ static void bvt_test_scale_by_weight(struct kunit *test)
  * reservations, time constraints, QAS sets) they allocate when they
  * first use it.
  */
-#define BVT_TASK_BYTES_MAX	280
+#define BVT_TASK_BYTES_MAX	240
 
 static void bvt_test_task_size(struct kunit *test)
 {
@@ -814,7 +814,7 @@ static void bvt_test_pbs_entity(struct bvt_level *e, u64 avt, u64 start,
 {
 	memset(e, 0, sizeof(*e));
 	RB_CLEAR_NODE(&e->se.run_node);
-	e->se.my_level = e;
+	e->se.is_level = 1;
 	e->se.weight = BVT_WEIGHT_UNIT;
 	e->se.avt = avt;
 	e->se.pbs = &e->pbs_state;

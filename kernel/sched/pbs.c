@@ -167,8 +167,8 @@ static inline u64 bvt_pbs_since(u64 now, u64 then)
 /* What @se has run, a thread or a level. */
 static u64 bvt_pbs_ran(const struct bvt_entity *se)
 {
-	if (se->my_level)
-		return se->my_level->ran;
+	if (se->is_level)
+		return bvt_level_of(se)->ran;
 	return container_of(se, struct task_struct, bvt.se)->se.sum_exec_runtime;
 }
 

@@ -164,7 +164,7 @@ static void bvt_qas_kick(struct task_struct *p, struct bvt_qas *qas)
 {
 	/* No allocation under the rq lock, as task_tick_mm_cid() asks. */
 	if (!test_and_set_bit(BVT_QAS_WORK_QUEUED, &qas->work) &&
-	    task_work_add(p, &p->bvt.qas_work, TWA_RESUME | TWAF_NO_ALLOC))
+	    task_work_add(p, &qas->notify, TWA_RESUME | TWAF_NO_ALLOC))
 		clear_bit(BVT_QAS_WORK_QUEUED, &qas->work);
 }
 
@@ -417,6 +417,17 @@ static void bvt_qas_exec(struct task_struct *p)
 	task_rq_unlock(rq, p, &rf);
 }
 
+/*
+ * @qas, ended, is no longer @p's: no one kicks it any more.  Its task
+ * work may still be queued; CPUs may read it for a hint
+ * (bvt_qas_mandatory()).
+ */
+static void bvt_qas_free(struct task_struct *p, struct bvt_qas *qas)
+{
+	task_work_cancel(p, &qas->notify);
+	kfree_rcu(qas, rcu);
+}
+
 /* do_exit(): the thread's set ends and is freed. */
 static void bvt_qas_exit(struct task_struct *p)
 {
@@ -432,8 +443,7 @@ static void bvt_qas_exit(struct task_struct *p)
 	rq = task_rq_lock(p, &rf);
 	WRITE_ONCE(p->bvt.qas, NULL);
 	task_rq_unlock(rq, p, &rf);
-	/* CPUs may read it for a hint (bvt_qas_mandatory()). */
-	kfree_rcu(qas, rcu);
+	bvt_qas_free(p, qas);
 }
 
 /* BVT_CTL_QAS_PERIOD: make @p periodic. */
@@ -473,6 +483,7 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 		hrtimer_init(&qas->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED_HARD);
 		qas->timer.function = bvt_qas_timer_fn;
+		init_task_work(&qas->notify, bvt_qas_work_fn);
 	}
 
 	rq = task_rq_lock(p, &rf);
@@ -511,7 +522,7 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 		bvt_qas_stop(rq, p);
 		WRITE_ONCE(p->bvt.qas, NULL);
 		task_rq_unlock(rq, p, &rf);
-		kfree_rcu(qas, rcu);
+		bvt_qas_free(p, qas);
 		ret = -ESRCH;
 	}
 	kfree(new);

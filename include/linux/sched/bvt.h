@@ -29,15 +29,15 @@ struct bvt_entity {
 	u64				min_avt;	/* least A in this subtree */
 	s64				warp;		/* E = A - warp while warped */
 	u32				weight;		/* A is charged at, while queued */
-	unsigned int			on_rq;
+	u8				on_rq;
 	/* avt is relative to the svt of the level it left (fork, migration) */
-	unsigned int			vt_relative;
-	unsigned int			warped;
+	u8				vt_relative;
+	u8				warped;
+	/* it stands for a struct bvt_level, whose entity it is: not a thread */
+	u8				is_level;
 	/* the level it is queued in, and that level's entity (NULL: root) */
 	struct bvt_level		*lv;
 	struct bvt_entity		*parent;
-	/* the level it stands for; NULL for a thread */
-	struct bvt_level		*my_level;
 	/* its session in a level in PBS mode; NULL: none (kernel/sched/pbs.c) */
 	struct bvt_pbs_state		*pbs;
 };
@@ -50,12 +50,12 @@ struct bvt_qas;
 /* A thread's SCHED_BVT state: its entity, parameters, warp and timers. */
 struct sched_bvt_entity {
 	struct bvt_entity		se;
-	/* counted in bvt_rq::nr_migratory while queued */
-	unsigned int			migratory;
 	/* weight admitted to the reserved-effort level, 0 outside it */
 	u32				re_weight;
+	/* counted in bvt_rq::nr_migratory while queued */
+	u8				migratory;
 	/* an SA_BVT_WARP signal warps it until it next blocks */
-	u32				sig_warp;
+	u8				sig_warp;
 	/* ns run warped since this warp began */
 	u64				warp_ran;
 	/* ns run since it was last picked (minimum charging unit) */
@@ -76,9 +76,8 @@ struct sched_bvt_entity {
 	/* its CPU reservation and time constraint (kernel/sched/qas.c) */
 	struct bvt_rsv			*rsv;
 	struct bvt_tc			*tc;
-	/* its QAS reservation set, and what notifies it (qas_set.c) */
+	/* its QAS reservation set (qas_set.c) */
 	struct bvt_qas			*qas;
-	struct callback_head		qas_work;
 };
 
 struct task_struct;
