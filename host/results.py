@@ -24,6 +24,10 @@ DMESG_PREFIX = re.compile(r"^\[\s*\d+\.\d+\] ")
 KUNIT_CASE = re.compile(r"^    (not )?ok \d+ (\S+)")
 
 counts = {"passed": 0, "failed": 0, "skipped": 0}
+# Why each failed kselftest case failed, printed again above the count so
+# that the tail of a CI log says it.
+why = []
+WHY = re.compile(r":Expected |Test terminated|Assertion|timeout")
 
 
 def report(ok, name, skip=False):
@@ -35,8 +39,11 @@ def report(ok, name, skip=False):
 def kselftest(tap_file, tag):
     binary = tap_file.stem
     lines = tap_file.read_text(errors="replace").splitlines()
-    plan, seen, failed = None, 0, 0
+    plan, seen, failed, case = None, 0, 0, []
     for line in lines:
+        if line.startswith("#  RUN"):
+            case = []
+        case.append(line)
         m = PLAN.match(line)
         if m and plan is None:
             plan = int(m.group(1))
@@ -46,6 +53,9 @@ def kselftest(tap_file, tag):
             failed += bool(m.group(1))
             report(not m.group(1), f"{tag} {binary}: {m.group(3)}",
                    skip=bool(m.group(4)))
+            if m.group(1):
+                lines_why = [c for c in case if WHY.search(c)] or case[-8:]
+                why.append((f"{tag} {binary}: {m.group(3)}", lines_why[:8]))
     for i in range(seen, plan or 0):
         failed += 1
         report(False, f"{tag} {binary}: case {i + 1} never reported")
@@ -96,6 +106,13 @@ for arg in sys.argv[1:]:
         host(p)
     else:
         boot(p)
+
+if why:
+    print("why the failed cases failed:")
+for name, lines_why in why:
+    print(f"  {name}")
+    for c in lines_why:
+        print(f"      {c}")
 
 line = f"{counts['passed']} passed, {counts['failed']} failed"
 if counts["skipped"]:
