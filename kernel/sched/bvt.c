@@ -157,13 +157,56 @@ static inline struct bvt_level *bvt_level_of(const struct bvt_entity *se)
 }
 
 /*
+ * The entity above @se: that of the level it is queued in, none in the
+ * root.  What the walks up the hierarchy follow.
+ */
+static inline struct bvt_entity *bvt_parent(const struct bvt_entity *se)
+{
+	struct bvt_level *lv = se->lv;
+
+	return lv && lv->se.lv ? &lv->se : NULL;
+}
+
+/*
+ * The parameters a thread runs with: its own, or while PI-boosted, its
+ * own merged with its donor's (bvt_pi_set()).
+ */
+static inline const struct sched_bvt_params *
+bvt_run(const struct sched_bvt_entity *bt)
+{
+	return READ_ONCE(bt->pi_boosted) ? &bt->pi_params : &bt->params;
+}
+
+/* @p's reservation, constraint and QAS set; NULL: none. */
+static inline struct bvt_rsv *bvt_rsv_of(const struct task_struct *p)
+{
+	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
+
+	return unlikely(pt) ? READ_ONCE(pt->rsv) : NULL;
+}
+
+static inline struct bvt_tc *bvt_tc_of(const struct task_struct *p)
+{
+	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
+
+	return unlikely(pt) ? READ_ONCE(pt->tc) : NULL;
+}
+
+static inline struct bvt_qas *bvt_qas_of(const struct task_struct *p)
+{
+	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
+
+	return unlikely(pt) ? READ_ONCE(pt->qas) : NULL;
+}
+
+/*
  * The weight a thread runs with: its own, or for a thread without one,
  * the weight of its nice value.  Its entity is charged at the weight it
  * had when it was queued: every change of it dequeues the thread.
  */
 static u32 bvt_run_weight(struct sched_bvt_entity *bt)
 {
-	return bt->run->weight ?:
+	return bvt_run(bt)->weight ?:
 	       scale_load_down(bvt_thread_task(bt)->se.load.weight);
 }
 
@@ -257,7 +300,7 @@ static inline s64 bvt_lag(struct bvt_entity *se)
  */
 static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	bool reserved = bvt_reserved(bt->run);
+	bool reserved = bvt_reserved(bvt_run(bt));
 	struct bvt_entity *se = &bt->se;
 	struct bvt_level *lv;
 
@@ -281,7 +324,6 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 	if (unlikely(lv == &rq->bvt.coop.lv) && !bt->coop->dom)
 		bvt_coop_attach(&rq->bvt.coop, bt);
 	se->lv = lv;
-	se->parent = lv->se.lv ? &lv->se : NULL;
 	/*
 	 * Every change of the weight a thread runs with dequeues it or
 	 * changes its class: it is charged at the weight set here.  A thread
@@ -561,7 +603,7 @@ static void bvt_level_update(struct bvt_entity *se)
 /* Bring the levels above @se up to date with it. */
 static void bvt_levels_update(struct bvt_entity *se)
 {
-	for (se = se->parent; se; se = se->parent)
+	for (se = bvt_parent(se); se; se = bvt_parent(se))
 		bvt_level_update(se);
 }
 
@@ -589,7 +631,7 @@ static void bvt_charge(struct bvt_entity *se, s64 delta)
 	u64 abs = delta < 0 ? -delta : delta;
 	u64 vt;
 
-	for (; se; se = se->parent) {
+	for (; se; se = bvt_parent(se)) {
 		if (!bvt_entity_is_task(se)) {
 			bvt_level_of(se)->ran += delta;
 			bvt_level_update(se);
@@ -613,11 +655,12 @@ static void update_curr_bvt(struct rq *rq)
 	if (unlikely(delta_exec <= 0))
 		return;
 	if (unlikely(rq->bvt.plan_curr == curr)) {
+		/* Time in the plan is not part of its run in virtual time. */
+		curr->se.prev_sum_exec_runtime += delta_exec;
 		bvt_plan_charge(rq, curr, delta_exec);
 		return;
 	}
 
-	bt->slice_ran += delta_exec;
 	if (bt->se.warped)
 		bt->warp_ran += delta_exec;
 	bvt_charge(&bt->se, delta_exec);
@@ -636,15 +679,23 @@ static u64 bvt_mcu_round(u64 ran, u32 mcu)
 	return div64_u64(ran + mcu / 2, mcu) * mcu;
 }
 
-/* The running @bt is put: round what it ran since it was picked. */
-static void bvt_charge_mcu(struct sched_bvt_entity *bt)
+/*
+ * What the running @p has run in virtual time since it was picked: fair.c's
+ * slice measure, which a class leaves to the class that runs the task.
+ */
+static inline u64 bvt_slice_ran(struct task_struct *p)
 {
-	u64 ran = bt->slice_ran;
+	return p->se.sum_exec_runtime - p->se.prev_sum_exec_runtime;
+}
+
+/* The running @p is put: round what it ran since it was picked. */
+static void bvt_charge_mcu(struct task_struct *p)
+{
+	u64 ran = bvt_slice_ran(p);
 	s64 extra = bvt_mcu_round(ran, READ_ONCE(sysctl_sched_bvt_mcu_ns)) - ran;
 
-	bt->slice_ran = 0;
 	if (extra)
-		bvt_charge(&bt->se, extra);
+		bvt_charge(&p->bvt.se, extra);
 }
 
 /*
@@ -658,8 +709,8 @@ static void bvt_charge_mcu(struct sched_bvt_entity *bt)
  */
 static inline bool bvt_wants_warp(struct sched_bvt_entity *bt)
 {
-	return ((bt->run->flags & SCHED_BVT_FLAG_WARP) || bt->sig_warp) &&
-	       bt->run->warp;
+	return ((bvt_run(bt)->flags & SCHED_BVT_FLAG_WARP) || bt->sig_warp) &&
+	       bvt_run(bt)->warp;
 }
 
 /*
@@ -670,9 +721,9 @@ static u64 bvt_unwarp_wait(struct sched_bvt_entity *bt, u64 now)
 {
 	s64 since = now - bt->warp_ended;
 
-	if (!bt->warp_ended || since < 0 || since >= bt->run->unwarp)
+	if (!bt->warp_ended || since < 0 || since >= bvt_run(bt)->unwarp)
 		return 0;
-	return bt->run->unwarp - since;
+	return bvt_run(bt)->unwarp - since;
 }
 
 /*
@@ -682,7 +733,7 @@ static u64 bvt_unwarp_wait(struct sched_bvt_entity *bt, u64 now)
 static void __bvt_warp_start(struct sched_bvt_entity *bt)
 {
 	bt->se.warped = 1;
-	bt->se.warp = bt->run->warp;
+	bt->se.warp = bvt_run(bt)->warp;
 	bt->warp_ran = 0;
 }
 
@@ -752,13 +803,13 @@ static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *bt,
 /* Does @bt run warped with a limit L to enforce? */
 static inline bool bvt_limited(struct sched_bvt_entity *bt)
 {
-	return bt->se.warped && bt->run->warp_limit;
+	return bt->se.warped && bvt_run(bt)->warp_limit;
 }
 
 /* How much longer the running @bt may run warped; 0: no limit to enforce. */
 static u64 bvt_limit_left(struct sched_bvt_entity *bt)
 {
-	u64 limit = bt->run->warp_limit;
+	u64 limit = bvt_run(bt)->warp_limit;
 
 	if (!bvt_limited(bt))
 		return 0;
@@ -778,7 +829,7 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 {
 	struct task_struct *p = bvt_thread_task(bt);
 	/* A QAS part ends when it has run its amount, however it runs. */
-	u64 part = unlikely(bt->qas) ? bvt_qas_left(p) : 0;
+	u64 part = bvt_qas_of(p) ? bvt_qas_left(p) : 0;
 	u64 left, outsider;
 
 	if (unlikely(rq->bvt.plan_curr == p))
@@ -846,7 +897,7 @@ static void bvt_check_limit(struct rq *rq)
 	struct sched_bvt_entity *bt = &curr->bvt;
 
 	if (curr->sched_class != &bvt_sched_class || !bvt_limited(bt) ||
-	    bt->warp_ran < bt->run->warp_limit)
+	    bt->warp_ran < bvt_run(bt)->warp_limit)
 		return;
 
 	bvt_warp_end(bt, rq_clock(rq), BVT_WARP_LIMIT);
@@ -951,7 +1002,7 @@ void bvt_signal_warp(struct task_struct *p)
 	if (READ_ONCE(p->sched_class) != &bvt_sched_class)
 		return;
 	rq = task_rq_lock(p, &rf);
-	if (p->sched_class != &bvt_sched_class || !bt->run->warp)
+	if (p->sched_class != &bvt_sched_class || !bvt_run(bt)->warp)
 		goto unlock;
 	bt->sig_warp = 1;
 	if (bt->se.on_rq && !bt->se.warped) {
@@ -967,7 +1018,7 @@ static int bvt_depth(const struct bvt_entity *se)
 {
 	int depth = 0;
 
-	while ((se = se->parent))
+	while ((se = bvt_parent(se)))
 		depth++;
 	return depth;
 }
@@ -979,9 +1030,9 @@ static void bvt_match_depth(const struct bvt_entity **se,
 	int depth = bvt_depth(*se), pdepth = bvt_depth(*pse);
 
 	for (; depth > pdepth; depth--)
-		*se = (*se)->parent;
+		*se = bvt_parent(*se);
 	for (; pdepth > depth; pdepth--)
-		*pse = (*pse)->parent;
+		*pse = bvt_parent(*pse);
 }
 
 /* Walk @se and @pse up to the entities of theirs that share a level. */
@@ -990,8 +1041,8 @@ static void bvt_find_match(const struct bvt_entity **se,
 {
 	bvt_match_depth(se, pse);
 	while ((*se)->lv != (*pse)->lv) {
-		*se = (*se)->parent;
-		*pse = (*pse)->parent;
+		*se = bvt_parent(*se);
+		*pse = bvt_parent(*pse);
 	}
 }
 
@@ -1043,7 +1094,7 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_levels_update(se);
 	if (unlikely(se->lv == &rq->bvt.coop.lv))
 		bvt_coop_enqueued(rq, p);
-	if (unlikely(bt->qas))
+	if (bvt_qas_of(p))
 		bvt_qas_enqueued(rq, p);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running + 1);
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load + se->weight);
@@ -1078,7 +1129,7 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	bvt_warp_undefer(bt);
 	bvt_dequeue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
-	if (unlikely(bt->qas))
+	if (bvt_qas_of(p))
 		bvt_qas_dequeued(rq, p);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running - 1);
 	WRITE_ONCE(rq->bvt.load, rq->bvt.load - se->weight);
@@ -1101,7 +1152,7 @@ static void yield_task_bvt(struct rq *rq)
 	update_curr_bvt(rq);
 	/* The clock is fresh for the schedule() that follows. */
 	rq_clock_skip_update(rq);
-	for (; se; se = se->parent) {
+	for (; se; se = bvt_parent(se)) {
 		if (!INDIRECT_CALL_1(se->lv->ops->yield, bvt_timeline_yield,
 				     se->lv, se))
 			continue;
@@ -1169,7 +1220,7 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 static bool bvt_level_above(const struct bvt_entity *se,
 			    const struct bvt_entity *next)
 {
-	for (next = next->parent; next; next = next->parent) {
+	for (next = bvt_parent(next); next; next = bvt_parent(next)) {
 		if (next == se)
 			return true;
 	}
@@ -1193,19 +1244,21 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
 	if (next) {
 		rq->bvt.plan_curr = NULL;
-		if (unlikely(bt->tc))
-			bvt_tc_switched(p, false);
-		if (unlikely(bt->rsv || bt->tc))
-			bvt_plan_put(rq, p);
+		if (unlikely(bt->in_plan)) {
+			if (bvt_tc_of(p))
+				bvt_tc_switched(p, false);
+			if (bvt_rsv_of(p) || bvt_tc_of(p))
+				bvt_plan_put(rq, p);
+		}
 	}
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
-		bvt_charge_mcu(bt);
+		bvt_charge_mcu(p);
 		bt->wait_start = rq_clock(rq);
 	}
 	if (next && next->sched_class != &bvt_sched_class)
 		next = NULL;
-	for (se = &bt->se; se; se = se->parent) {
+	for (se = &bt->se; se; se = bvt_parent(se)) {
 		if (next && bvt_level_above(se, &next->bvt.se))
 			break;
 		bvt_put_curr(se->lv, se);
@@ -1219,7 +1272,7 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
  */
 static void bvt_check_allowance(struct rq *rq, struct bvt_entity *se)
 {
-	for (; se; se = se->parent) {
+	for (; se; se = bvt_parent(se)) {
 		if (INDIRECT_CALL_1(se->lv->ops->expired, bvt_timeline_expired,
 				    se->lv, se)) {
 			resched_curr(rq);
@@ -1240,18 +1293,18 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 
 	p->se.exec_start = rq_clock_task(rq);
 	if (first) {
-		bt->slice_ran = 0;
+		p->se.prev_sum_exec_runtime = p->se.sum_exec_runtime;
 		rq->bvt.plan_curr = NULL;
 		if (rq->bvt.plan_pick == p) {
 			rq->bvt.plan_curr = p;
 			rq->bvt.plan_curr_by = rq->bvt.plan_pick_by;
 		}
 		rq->bvt.plan_pick = NULL;
-		if (unlikely(bt->tc))
+		if (unlikely(bvt_tc_of(p)))
 			bvt_tc_switched(p, true);
 	}
 	/* Up to the level that the thread put runs under too, if any. */
-	for (se = &bt->se; se && se->lv->curr != se; se = se->parent)
+	for (se = &bt->se; se && se->lv->curr != se; se = bvt_parent(se))
 		bvt_set_curr(se->lv, se);
 	se = &bt->se;
 	bvt_enforce_arm(rq, bt);
@@ -1309,15 +1362,15 @@ bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
  * no one to hand the CPU to, and would keep the core until it blocks: after
  * an allowance, have the core pick again (as task_tick_core() does).
  */
-static void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *bt)
+static void bvt_tick_core(struct rq *rq, struct task_struct *p)
 {
 	if (sched_core_enabled(rq) && rq->core->core_forceidle_count &&
 	    rq->bvt.nr_running == 1 &&
-	    bt->slice_ran >= READ_ONCE(sysctl_sched_bvt_allowance_ns))
+	    bvt_slice_ran(p) >= READ_ONCE(sysctl_sched_bvt_allowance_ns))
 		resched_curr(rq);
 }
 #else
-static inline void bvt_tick_core(struct rq *rq, struct sched_bvt_entity *bt)
+static inline void bvt_tick_core(struct rq *rq, struct task_struct *p)
 {
 }
 #endif /* CONFIG_SCHED_CORE */
@@ -1335,7 +1388,7 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 			resched_curr(rq);
 	}
 	bvt_check_allowance(rq, &p->bvt.se);
-	bvt_tick_core(rq, &p->bvt);
+	bvt_tick_core(rq, p);
 }
 
 /*
@@ -1372,7 +1425,7 @@ static u64 bvt_lag_max(struct sched_bvt_entity *bt)
 {
 	u64 ahead = 2 * READ_ONCE(sysctl_sched_bvt_allowance_ns) + TICK_NSEC;
 
-	return bvt_scale(ahead, bvt_run_weight(bt)) + bt->run->warp;
+	return bvt_scale(ahead, bvt_run_weight(bt)) + bvt_run(bt)->warp;
 }
 
 /*
@@ -1419,9 +1472,9 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 
 static void bvt_re_release(struct task_struct *p);
 
+/* Its cooperation state goes with bvt_task_dead(), in whatever class. */
 static void task_dead_bvt(struct task_struct *p)
 {
-	bvt_coop_forget(&p->bvt);
 	bvt_re_release(p);
 }
 
@@ -1603,7 +1656,7 @@ static s64 bvt_wake_margin(struct task_struct *p, int cpu, int prev_cpu)
 	/* Sleeping earns no credit: it wakes at SVT at the earliest. */
 	evt = max_t(s64, bvt_lag(&bt->se), 0);
 	if (bvt_wants_warp(bt))
-		evt -= bt->run->warp;
+		evt -= bvt_run(bt)->warp;
 	if (cpu != prev_cpu)
 		evt += bvt_penalty();
 	return evt - READ_ONCE(rq->bvt.curr_lag);
@@ -1617,7 +1670,7 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 	/* In its reserved time or its constraint's, to its plan's CPU. */
-	if (unlikely(p->bvt.rsv || p->bvt.tc)) {
+	if (unlikely(bvt_rsv_of(p) || bvt_tc_of(p))) {
 		cpu = bvt_plan_home(p);
 		if (cpu >= 0 && bvt_cpu_usable(p, cpu))
 			return cpu;
@@ -1936,7 +1989,6 @@ static void init_bvt_se(struct bvt_entity *se)
 	se->warped = 0;
 	se->warp = 0;
 	se->lv = NULL;
-	se->parent = NULL;
 	se->is_level = 0;
 	se->pbs = NULL;
 }
@@ -1950,17 +2002,13 @@ static void init_bvt_se(struct bvt_entity *se)
 void init_bvt_entity(struct sched_bvt_entity *bt)
 {
 	init_bvt_se(&bt->se);
-	bt->warp_ran = 0;
 	bt->warp_ended = 0;
-	bt->slice_ran = 0;
 	bt->re_weight = 0;
 	bt->sig_warp = 0;
 	bt->params.flags &= ~SCHED_BVT_FLAG_RESERVED;
-	bt->run = &bt->params;
+	bt->pi_boosted = 0;
 	/* Neither a reservation nor a constraint is inherited. */
-	bt->rsv = NULL;
-	bt->tc = NULL;
-	bt->qas = NULL;
+	bt->in_plan = NULL;
 	bt->coop = NULL;
 	INIT_LIST_HEAD(&bt->warp_wait);
 }
@@ -1975,8 +2023,6 @@ static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
 	lv->se.is_level = 1;
 	lv->se.pbs = &lv->pbs_state;
 	lv->se.lv = above;
-	/* The root's entity is never queued: it is no one's parent. */
-	lv->se.parent = above && above->se.lv ? &above->se : NULL;
 	lv->se.weight = BVT_WEIGHT_UNIT;
 }
 
@@ -2142,7 +2188,7 @@ static void bvt_params_changed(struct task_struct *p)
 	if (!bvt_wants_warp(bt))
 		bvt_forget_warp(task_rq(p), p);
 	else if (bt->se.warped)
-		bt->se.warp = bt->run->warp;
+		bt->se.warp = bvt_run(bt)->warp;
 }
 
 void __setparam_bvt(struct task_struct *p, const struct sched_attr *attr)
@@ -2220,7 +2266,7 @@ struct task_struct *bvt_pi_donor(struct task_struct *pi_task, int prio)
 /* Does @p run with parameters it inherits? */
 bool bvt_pi_boosted(struct task_struct *p)
 {
-	return p->bvt.run != &p->bvt.params;
+	return READ_ONCE(p->bvt.pi_boosted);
 }
 
 /*
@@ -2231,7 +2277,7 @@ bool bvt_pi_boosted(struct task_struct *p)
  */
 u64 bvt_pi_key(struct task_struct *p)
 {
-	const struct sched_bvt_params *run = READ_ONCE(p->bvt.run);
+	const struct sched_bvt_params *run = bvt_run(&p->bvt);
 	u64 warp = 0;
 
 	if (run->flags & SCHED_BVT_FLAG_WARP)
@@ -2273,17 +2319,17 @@ void bvt_pi_set(struct task_struct *p, struct task_struct *donor)
 	u32 own_weight = 0;
 
 	if (!donor) {
-		if (bt->run == &bt->params)
+		if (!bt->pi_boosted)
 			return;
-		bt->run = &bt->params;
+		WRITE_ONCE(bt->pi_boosted, 0);
 	} else {
 		if (task_has_bvt_policy(p)) {
 			own = &bt->params;
 			own_weight = bvt_own_weight(p);
 		}
 		bvt_pi_merge(&bt->pi_params, own, own_weight,
-			     READ_ONCE(donor->bvt.run), bvt_run_weight(&donor->bvt));
-		bt->run = &bt->pi_params;
+			     bvt_run(&donor->bvt), bvt_run_weight(&donor->bvt));
+		WRITE_ONCE(bt->pi_boosted, 1);
 	}
 	bvt_params_changed(p);
 }

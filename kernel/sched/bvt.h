@@ -29,6 +29,20 @@ struct bvt_level;
 #define BVT_PBS_TOP	2
 
 /*
+ * A thread's part in the plan of its CPU: its CPU reservation, time
+ * constraint and QAS set (kernel/sched/qas.c, qas_set.c).  Linked with
+ * the first of them, under the thread's rq lock and only if it is not
+ * exiting; freed when it is dead.  Readers hold RCU or a lock that the
+ * one who ends a part holds.
+ */
+struct bvt_plan_task {
+	struct bvt_rsv			*rsv;
+	struct bvt_tc			*tc;
+	struct bvt_qas			*qas;
+	struct rcu_head			rcu;
+};
+
+/*
  * An entity's session, as a level in PBS mode sees it (kernel/sched/pbs.c):
  * times are rq clock ns, service is ns run.  A level's is in the level; a
  * thread's is allocated when it enters the class (bvt_prepare_task()).

@@ -36,9 +36,9 @@ static void bvt_test_scale_by_weight(struct kunit *test)
  * What the class adds to every task_struct, BVT or not: what its threads
  * need on the hot paths.  What only some threads use (cooperation, CPU
  * reservations, time constraints, QAS sets) they allocate when they
- * first use it.
+ * first use it; a PBS session, when they enter the class.
  */
-#define BVT_TASK_BYTES_MAX	240
+#define BVT_TASK_BYTES_MAX	192
 
 static void bvt_test_task_size(struct kunit *test)
 {
@@ -57,7 +57,6 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->se.avt = avt;
 	bt->se.weight = weight;
 	bt->params.weight = weight;
-	bt->run = &bt->params;
 	INIT_LIST_HEAD(&bt->warp_wait);
 }
 
@@ -581,12 +580,10 @@ static void bvt_test_coop_tslice(struct kunit *test)
 			(u64)SCHED_BVT_WEIGHT_MAX * 1000 / 1024);
 }
 
-/* Put @bt in @lv, under @parent, and queue it there. */
-static void bvt_test_queue(struct sched_bvt_entity *bt, struct bvt_level *lv,
-			   struct bvt_entity *parent)
+/* Put @bt in @lv, and queue it there. */
+static void bvt_test_queue(struct sched_bvt_entity *bt, struct bvt_level *lv)
 {
 	bt->se.lv = lv;
-	bt->se.parent = parent;
 	bvt_enqueue_entity(lv, &bt->se, 0);
 	bvt_levels_update(&bt->se);
 }
@@ -619,12 +616,11 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 	brq->coop.lv.se.avt = 90 * ms;
 	m->coop->flags = SCHED_BVT_COOP_DEADLINE;
 	m->coop->deadline = ktime_get_mono_fast_ns() + 5000 * ms;
-	bvt_test_queue(m, &brq->coop.lv, &brq->coop.lv.se);
+	bvt_test_queue(m, &brq->coop.lv);
 	KUNIT_EXPECT_EQ(test, bvt_evt(&brq->coop.lv.se), 90 * ms);
 
 	/* A best-effort outsider ahead of it: until the deadline. */
 	o->se.lv = &brq->be;
-	o->se.parent = &brq->be.se;
 	o->se.avt = 100 * ms;
 	KUNIT_EXPECT_TRUE(test, bvt_coop_outsider_slice(brq, o, &left));
 	KUNIT_EXPECT_GT(test, left, 4000 * ms);
@@ -652,7 +648,7 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, left, 0ULL);
 	/* Not if the best-effort level would run another thread first. */
 	bt[3].se.avt = 50 * ms;
-	bvt_test_queue(&bt[3], &brq->be, &brq->be.se);
+	bvt_test_queue(&bt[3], &brq->be);
 	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, r, &left));
 }
 

@@ -535,7 +535,7 @@ static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
 	if (!node)
 		return false;
 	bvt_find_match(&se, &dse);
-	for (below = &dom->lv.se; below != dse; below = below->parent) {
+	for (below = &dom->lv.se; below != dse; below = bvt_parent(below)) {
 		if (bvt_pick_entity(below->lv) != below)
 			return false;
 	}

@@ -560,10 +560,13 @@ static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 	struct bvt_pbs_state *ps = se->pbs;
 	u64 now = bvt_pbs_now(lv);
 
-	if (likely(ps) && ps->epoch != READ_ONCE(bvt_pbs_epoch))
-		bvt_pbs_enter(se, now);
-	else if (likely(ps) && (flags & ENQUEUE_WAKEUP) && ps->slept_at)
-		bvt_pbs_woke(se, ps, now);
+	/* None: boosted into the class by PI, it never entered it. */
+	if (likely(ps)) {
+		if (ps->epoch != READ_ONCE(bvt_pbs_epoch))
+			bvt_pbs_enter(se, now);
+		else if ((flags & ENQUEUE_WAKEUP) && ps->slept_at)
+			bvt_pbs_woke(se, ps, now);
+	}
 	if (bvt_pbs_sampling(lv))
 		bvt_pbs_top_add(lv, se, now);
 }

@@ -945,7 +945,7 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 		break;
 	case BVT_PLAN_TC:
 		/* Queued here, or this rq's lock is not its lock. */
-		tc = p->bvt.tc;
+		tc = bvt_tc_of(p);
 		if (tc && READ_ONCE(tc->cpu) == cpu_of(rq))
 			tc->left -= min(tc->left, delta);
 		break;
@@ -961,7 +961,7 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
  */
 static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(p);
 
 	if (rq->bvt.plan_curr_by != BVT_PLAN_TC || !tc)
 		return 0;
@@ -972,7 +972,7 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 static void bvt_tc_check(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
-	struct bvt_tc *tc = curr->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(curr);
 
 	if (rq->bvt.plan_curr == curr && rq->bvt.plan_curr_by == BVT_PLAN_TC &&
 	    tc && !tc->left)
@@ -984,7 +984,7 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
 	struct task_struct *curr = rq->curr, *q;
-	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
+	struct bvt_tc *tc = bvt_tc_of(p);
 
 	if (bvt_rsv_is_idle(owner))
 		return false;
@@ -1003,7 +1003,7 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
 	 */
 	if (rq->bvt.plan_curr != curr || rq->bvt.plan_curr_by == BVT_PLAN_QAS)
 		return true;
-	return !curr->bvt.tc || tc->deadline < curr->bvt.tc->deadline;
+	return !bvt_tc_of(curr) || tc->deadline < bvt_tc_of(curr)->deadline;
 }
 
 #ifdef CONFIG_SMP
@@ -1015,8 +1015,8 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
  */
 static int bvt_plan_home(struct task_struct *p)
 {
-	struct bvt_rsv *rsv = READ_ONCE(p->bvt.rsv);
-	struct bvt_tc *tc = READ_ONCE(p->bvt.tc);
+	struct bvt_rsv *rsv = bvt_rsv_of(p);
+	struct bvt_tc *tc = bvt_tc_of(p);
 	int cpu;
 
 	if (rsv && bvt_rsv_task(rsv) == p) {
@@ -1282,13 +1282,13 @@ static struct bvt_rsv *bvt_rsv_unlink(struct task_struct *p)
 	struct bvt_rsv *rsv;
 
 	/* Linking checks PF_EXITING under its rq lock: no race with exit. */
-	if (likely(!READ_ONCE(p->bvt.rsv)))
+	if (likely(!bvt_rsv_of(p)))
 		return NULL;
 	guard(raw_spinlock_irqsave)(&bvt_rsv_lock);
-	rsv = p->bvt.rsv;
+	rsv = bvt_rsv_of(p);
 	if (!rsv)
 		return NULL;
-	WRITE_ONCE(p->bvt.rsv, NULL);
+	WRITE_ONCE(p->bvt.in_plan->rsv, NULL);
 	WRITE_ONCE(rsv->task, NULL);
 	list_del(&rsv->node);
 	bvt_rsv_account(rsv, -1);
@@ -1303,6 +1303,33 @@ static void bvt_rsv_release(struct task_struct *p)
 
 	if (rsv)
 		irq_work_queue(&rsv->irq_work);
+}
+
+/*
+ * What @p needs to link the first of its reservation, constraint and QAS
+ * set: its part in the plan, allocated here, where one may sleep, unless
+ * it has one.  0 or -ENOMEM.
+ */
+static int bvt_in_plan_prepare(struct task_struct *p,
+			       struct bvt_plan_task **spare)
+{
+	*spare = NULL;
+	if (READ_ONCE(p->bvt.in_plan))
+		return 0;
+	*spare = kzalloc(sizeof(**spare), GFP_KERNEL);
+	return *spare ? 0 : -ENOMEM;
+}
+
+/*
+ * Link *@spare as @p's part in the plan, unless it has one: where @p is
+ * current, or under its rq lock having seen it is not exiting, so that
+ * bvt_rsv_task_dead() finds it.  The caller frees what is left in @spare.
+ */
+static void bvt_in_plan_link(struct task_struct *p,
+			     struct bvt_plan_task **spare)
+{
+	if (*spare && !cmpxchg(&p->bvt.in_plan, NULL, *spare))
+		*spare = NULL;
 }
 
 /* A new reservation, and room in *@cpus for bvt_rsv_cpu_order(). */
@@ -1403,7 +1430,7 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 
 /*
  * Time constraints.  A thread has at most one at a time, begun or not
- * accepted, in p->bvt.tc (allocated at its first begin, freed at exit).
+ * accepted, in bvt_tc_of(p) (allocated at its first begin, freed at exit).
  * An accepted one is queued, by deadline, on the CPU whose plan
  * guarantees it, and its thread runs there by EDF in the plan's free
  * time until it has had @left of it, besides its own reserved time.
@@ -1459,7 +1486,7 @@ static u64 bvt_tc_left_under(struct rq *rq, const struct bvt_tc *tc,
 			     const struct bvt_plan *plan, u64 epoch, u64 now)
 {
 	const struct bvt_plan *cur = rq->bvt.plan;
-	struct bvt_rsv *rsv = READ_ONCE(tc->task->bvt.rsv);
+	struct bvt_rsv *rsv = bvt_rsv_of(tc->task);
 	u64 from = max(tc->start, now), was, will;
 
 	if (!rsv || rsv->cpu != cpu_of(rq) || !cur || plan == cur ||
@@ -1501,7 +1528,7 @@ static inline bool bvt_tc_orphaned(const struct bvt_tc *tc)
  */
 static void bvt_tc_lose(struct task_struct *p)
 {
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(p);
 
 	if (tc && tc->active)
 		WRITE_ONCE(tc->lost, 1);
@@ -1613,7 +1640,7 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 		rq_unlock_irqrestore(rq, &rf);
 		return false;
 	}
-	rsv = READ_ONCE(p->bvt.rsv);
+	rsv = bvt_rsv_of(p);
 	if (rsv && rsv->cpu == cpu)
 		own = bvt_plan_owned_in(plan, rsv, tc->start - epoch,
 					tc->deadline - epoch);
@@ -1690,7 +1717,7 @@ static void bvt_tc_drop(struct task_struct *p)
 	struct bvt_tc *tc;
 
 	guard(rcu)();
-	tc = READ_ONCE(p->bvt.tc);
+	tc = bvt_tc_of(p);
 	if (tc && bvt_tc_dequeue(tc, true))
 		bvt_tc_resched();
 }
@@ -1704,7 +1731,7 @@ static void bvt_tc_drop(struct task_struct *p)
  */
 static void bvt_tc_switched(struct task_struct *p, bool in)
 {
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(p);
 	u64 now;
 
 	if (likely(!tc->start_pending))
@@ -1750,7 +1777,7 @@ static u64 bvt_tc_taken(struct task_struct *p, struct bvt_tc *tc)
  */
 static s64 bvt_tc_end(struct task_struct *p, bool *missed, bool *resched)
 {
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(p);
 	bool late;
 	u64 taken;
 
@@ -1776,18 +1803,26 @@ static s64 bvt_tc_end(struct task_struct *p, bool *missed, bool *resched)
 static int bvt_tc_begin(struct sched_bvt_tc *arg)
 {
 	struct task_struct *p = current;
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(p);
 	int *cpus, n, i, cpu = -1;
 	struct bvt_rsv *rsv;
 	u64 now;
 
 	if (!tc) {
-		tc = kzalloc(sizeof(*tc), GFP_KERNEL);
-		if (!tc)
+		struct bvt_plan_task *spare;
+
+		if (bvt_in_plan_prepare(p, &spare))
 			return -ENOMEM;
+		tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+		if (!tc) {
+			kfree(spare);
+			return -ENOMEM;
+		}
 		tc->task = p;
 		tc->cpu = -1;
-		WRITE_ONCE(p->bvt.tc, tc);
+		bvt_in_plan_link(p, &spare);
+		kfree(spare);
+		WRITE_ONCE(p->bvt.in_plan->tc, tc);
 	}
 	tc->active = 1;
 	tc->missed = 0;
@@ -1807,10 +1842,10 @@ static int bvt_tc_begin(struct sched_bvt_tc *arg)
 	}
 	tc->nr_begun++;
 
-	if (READ_ONCE(p->bvt.rsv)) {
+	if (bvt_rsv_of(p)) {
 		/* Its reserved time there counts: no move or release meanwhile. */
 		mutex_lock(&bvt_rsv_mutex);
-		rsv = READ_ONCE(p->bvt.rsv);
+		rsv = bvt_rsv_of(p);
 		if (rsv && bvt_tc_try(tc, rsv->cpu, arg->estimate))
 			cpu = rsv->cpu;
 		mutex_unlock(&bvt_rsv_mutex);
@@ -1852,13 +1887,13 @@ out:
  */
 static void bvt_tc_release(struct task_struct *p)
 {
-	struct bvt_tc *tc = p->bvt.tc;
+	struct bvt_tc *tc = bvt_tc_of(p);
 
 	if (!tc)
 		return;
 	if (bvt_tc_dequeue(tc, false))
 		bvt_tc_resched();
-	WRITE_ONCE(p->bvt.tc, NULL);
+	WRITE_ONCE(p->bvt.in_plan->tc, NULL);
 	kfree_rcu(tc, rcu);
 }
 
@@ -1877,8 +1912,8 @@ void bvt_task_exit(struct task_struct *p)
 	 * sees the other.
 	 */
 	smp_mb();
-	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc) &&
-		   !READ_ONCE(p->bvt.qas)))
+	if (likely(!bvt_rsv_of(p) && !bvt_tc_of(p) &&
+		   !bvt_qas_of(p)))
 		return;
 	bvt_qas_exit(p);
 	rsv = bvt_rsv_unlink(p);
@@ -1897,10 +1932,15 @@ void bvt_task_exit(struct task_struct *p)
  */
 static void bvt_rsv_task_dead(struct task_struct *p)
 {
-	if (likely(!p->bvt.rsv && !p->bvt.tc))
+	struct bvt_plan_task *pt = p->bvt.in_plan;
+
+	if (likely(!pt))
 		return;
 	bvt_rsv_release(p);
 	bvt_tc_release(p);
+	/* /proc/<pid>/sched may still read it, under RCU. */
+	WRITE_ONCE(p->bvt.in_plan, NULL);
+	kfree_rcu(pt, rcu);
 }
 
 static bool bvt_qas_takes_rsv(struct task_struct *p);
@@ -1924,6 +1964,7 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 			   u64 window)
 {
 	int *cpus, n, i, ret = -EBUSY, err;
+	struct bvt_plan_task *spare;
 	struct bvt_rsv *rsv;
 	struct rq_flags rf;
 	struct rq *rq;
@@ -1933,14 +1974,18 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 	    arg->amount < SCHED_BVT_RSV_AMOUNT_MIN ||
 	    arg->amount > arg->period)
 		return -EINVAL;
-	rsv = bvt_rsv_alloc(&cpus);
-	if (!rsv)
+	if (bvt_in_plan_prepare(p, &spare))
 		return -ENOMEM;
+	rsv = bvt_rsv_alloc(&cpus);
+	if (!rsv) {
+		kfree(spare);
+		return -ENOMEM;
+	}
 	rsv->window = window;
 	rsv->window_amount = window ? arg->amount : 0;
 
 	mutex_lock(&bvt_rsv_mutex);
-	if (READ_ONCE(p->bvt.rsv)) {
+	if (bvt_rsv_of(p)) {
 		ret = -EEXIST;
 		goto unlock;
 	}
@@ -1965,11 +2010,12 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 		if (!cpumask_test_cpu(rsv->cpu, p->cpus_ptr))
 			ret = -EAGAIN;
 		else if (p->policy != SCHED_BVT || (p->flags & PF_EXITING) ||
-			 p->bvt.rsv || (window && !bvt_qas_takes_rsv(p)))
+			 bvt_rsv_of(p) || (window && !bvt_qas_takes_rsv(p)))
 			ret = -ESRCH;
 		if (!ret) {
+			bvt_in_plan_link(p, &spare);
 			WRITE_ONCE(rsv->task, p);
-			WRITE_ONCE(p->bvt.rsv, rsv);
+			WRITE_ONCE(p->bvt.in_plan->rsv, rsv);
 		} else {
 			list_del(&rsv->node);
 			bvt_rsv_account(rsv, -1);
@@ -1989,6 +2035,7 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 	rsv = NULL;
 unlock:
 	mutex_unlock(&bvt_rsv_mutex);
+	kfree(spare);
 	kfree(rsv);
 	kfree(cpus);
 	return ret;
@@ -2010,7 +2057,7 @@ static int bvt_tc_cpu(struct task_struct *p)
 	struct bvt_tc *tc;
 
 	guard(rcu)();
-	tc = READ_ONCE(p->bvt.tc);
+	tc = bvt_tc_of(p);
 	return tc ? READ_ONCE(tc->cpu) : -1;
 }
 
@@ -2056,11 +2103,11 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 	rq = task_rq_lock(p, &rf);
 	scoped_guard(raw_spinlock, &bvt_rsv_lock) {
 		freed = to;
-		if (p->bvt.rsv == rsv) {
+		if (bvt_rsv_of(p) == rsv) {
 			to->ran = rsv->ran;
 			to->nr_exhausted = rsv->nr_exhausted;
 			WRITE_ONCE(to->task, p);
-			WRITE_ONCE(p->bvt.rsv, to);
+			WRITE_ONCE(p->bvt.in_plan->rsv, to);
 			WRITE_ONCE(rsv->task, NULL);
 			freed = rsv;
 		}
@@ -2095,12 +2142,12 @@ int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask)
 	struct bvt_rsv *rsv;
 	int cpu, ret;
 
-	if (likely(!READ_ONCE(p->bvt.rsv) && !READ_ONCE(p->bvt.tc)))
+	if (likely(!bvt_rsv_of(p) && !bvt_tc_of(p)))
 		return 0;
 	/* Hotplug moves reservations under the mutex too: no CPU lock. */
 	guard(mutex)(&bvt_rsv_mutex);
 	/* Unlinked meanwhile, @rsv is freed under the mutex only. */
-	rsv = READ_ONCE(p->bvt.rsv);
+	rsv = bvt_rsv_of(p);
 	cpu = bvt_tc_cpu(p);
 	if (rsv && !cpumask_test_cpu(rsv->cpu, mask)) {
 		ret = bvt_rsv_move(p, rsv, mask, false);
@@ -2176,7 +2223,7 @@ void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
 
 	bvt_qas_proc_show(p, m);
 	scoped_guard(raw_spinlock_irqsave, &bvt_rsv_lock) {
-		rsv = p->bvt.rsv;
+		rsv = bvt_rsv_of(p);
 		if (rsv) {
 			r.amount = rsv->amount;
 			r.period = rsv->period;
@@ -2193,7 +2240,7 @@ void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m)
 		seq_printf(m, "%-45s:%21lu\n", "bvt.rsv.nr_exhausted", exhausted);
 	}
 	guard(rcu)();
-	tc = READ_ONCE(p->bvt.tc);
+	tc = bvt_tc_of(p);
 	if (!tc)
 		return;
 	seq_printf(m, "%-45s:%21lu\n", "bvt.tc.nr_begun", tc->nr_begun);
@@ -2269,14 +2316,14 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		break;
 	case BVT_CTL_RELEASE:
 		ret = -ENOENT;
-		if (!READ_ONCE(p->bvt.rsv))
+		if (!bvt_rsv_of(p))
 			break;
 		/*
 		 * Its constraint counts on the reservation: end that first.
 		 * (bvt_tc_begin() holds the mutex too while it counts.)
 		 */
 		scoped_guard(mutex, &bvt_rsv_mutex) {
-			rsv = READ_ONCE(p->bvt.rsv);
+			rsv = bvt_rsv_of(p);
 			ret = -ENOENT;
 			if (!rsv)
 				break;
@@ -2294,7 +2341,7 @@ static long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
 		break;
 	default:
 		scoped_guard(raw_spinlock_irq, &bvt_rsv_lock) {
-			rsv = p->bvt.rsv;
+			rsv = bvt_rsv_of(p);
 			ret = -ENOENT;
 			if (rsv) {
 				arg.amount = rsv->amount;
@@ -2349,7 +2396,7 @@ static long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
 	    arg.estimate > arg.deadline - arg.start ||
 	    arg.start > ktime_get_ns() + SCHED_BVT_TC_SPAN_MAX)
 		return -EINVAL;
-	if (current->bvt.tc && current->bvt.tc->active) {
+	if (bvt_tc_of(current) && bvt_tc_of(current)->active) {
 		if (!(arg.flags & SCHED_BVT_TC_END_PREV))
 			return -EBUSY;
 		arg.time_taken = bvt_tc_end(current, &missed, &resched);

@@ -62,7 +62,7 @@ static inline u32 bvt_qas_rank(const struct bvt_qas *qas)
  */
 static bool bvt_qas_mandatory(struct task_struct *p)
 {
-	struct bvt_qas *qas = READ_ONCE(p->bvt.qas);
+	struct bvt_qas *qas = bvt_qas_of(p);
 
 	return qas && READ_ONCE(qas->active) && READ_ONCE(qas->started) &&
 	       !READ_ONCE(qas->part) && READ_ONCE(qas->nr_parts) &&
@@ -97,7 +97,7 @@ static void bvt_qas_queue(struct rq *rq, struct bvt_qas *qas)
 /* @p, on @rq locked, changed part: requeue it by its new one. */
 static void bvt_qas_requeue(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 
 	bvt_qas_unqueue(rq, qas);
 	if (task_on_rq_queued(p) && p->sched_class == &bvt_sched_class)
@@ -107,12 +107,12 @@ static void bvt_qas_requeue(struct rq *rq, struct task_struct *p)
 /* enqueue_task_bvt() and dequeue_task_bvt() of a thread with a set. */
 static void bvt_qas_enqueued(struct rq *rq, struct task_struct *p)
 {
-	bvt_qas_queue(rq, p->bvt.qas);
+	bvt_qas_queue(rq, bvt_qas_of(p));
 }
 
 static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p)
 {
-	bvt_qas_unqueue(rq, p->bvt.qas);
+	bvt_qas_unqueue(rq, bvt_qas_of(p));
 }
 
 /* The thread of @rq whose part comes first (bvt_plan_pick()). */
@@ -130,7 +130,7 @@ static struct task_struct *bvt_qas_pick(struct rq *rq)
  */
 static bool bvt_qas_wants(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_qas *qas = p->bvt.qas, *cq;
+	struct bvt_qas *qas = bvt_qas_of(p), *cq;
 
 	if (!qas || !qas->queued)
 		return false;
@@ -138,14 +138,14 @@ static bool bvt_qas_wants(struct rq *rq, struct task_struct *p)
 		return sched_class_above(&bvt_sched_class, rq->curr->sched_class);
 	if (rq->bvt.plan_curr != rq->curr)
 		return true;
-	cq = rq->curr->bvt.qas;
+	cq = bvt_qas_of(rq->curr);
 	return !cq || !cq->queued || bvt_qas_rank(qas) < bvt_qas_rank(cq);
 }
 
 /* How long the running @p may go on in its part; 0: it is in none. */
 static u64 bvt_qas_left(struct task_struct *p)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 	u64 ran, amount;
 
 	if (!bvt_qas_in_part(qas))
@@ -185,7 +185,7 @@ static void bvt_qas_resched(struct rq *rq, struct task_struct *p)
 	if (task_current(rq, p)) {
 		resched_curr(rq);
 		bvt_enforce_arm(rq, &p->bvt);
-	} else if (p->bvt.qas->queued) {
+	} else if (bvt_qas_of(p)->queued) {
 		bvt_check_preempt(rq, p);
 	}
 }
@@ -197,7 +197,7 @@ static void bvt_qas_resched(struct rq *rq, struct task_struct *p)
 static void bvt_qas_next_part(struct rq *rq, struct task_struct *p,
 			      bool overrun)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 
 	trace_sched_bvt_qas_part(p, qas->part, overrun);
 	if (overrun) {
@@ -219,7 +219,7 @@ static void bvt_qas_next_part(struct rq *rq, struct task_struct *p,
 static void bvt_qas_check(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
-	struct bvt_qas *qas = curr->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(curr);
 
 	if (likely(!qas) || curr->sched_class != &bvt_sched_class ||
 	    !bvt_qas_in_part(qas))
@@ -236,7 +236,7 @@ static void bvt_qas_check(struct rq *rq)
 static void bvt_qas_new_period(struct rq *rq, struct task_struct *p,
 			       u64 start, u64 n)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 	unsigned int ended = qas->part;
 
 	if (ended < qas->nr_parts) {
@@ -312,7 +312,7 @@ static int bvt_qas_wait(struct bvt_qas *qas, u64 seq, unsigned int state)
 static void bvt_qas_work_fn(struct callback_head *head)
 {
 	struct task_struct *p = current;
-	struct bvt_qas *qas = p->bvt.qas;	/* freed by @p itself */
+	struct bvt_qas *qas = bvt_qas_of(p);	/* freed by @p itself */
 	struct kernel_siginfo info;
 	unsigned long pending;
 	struct rq_flags rf;
@@ -353,7 +353,7 @@ static void bvt_qas_work_fn(struct callback_head *head)
 /* End @p's periods, on its rq locked; its reservation is released apart. */
 static void bvt_qas_stop(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 
 	if (likely(!qas) || !qas->active)
 		return;
@@ -368,7 +368,7 @@ static void bvt_qas_stop(struct rq *rq, struct task_struct *p)
 /* Called under bvt_rsv_lock and @p's rq lock: may a part link to @p? */
 static bool bvt_qas_takes_rsv(struct task_struct *p)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 
 	return qas && qas->active && !qas->started && !qas->nr_parts;
 }
@@ -391,7 +391,7 @@ static void bvt_qas_end(struct task_struct *p, struct bvt_qas *qas)
 		wake_up_process(p);
 
 	guard(mutex)(&bvt_rsv_mutex);
-	rsv = READ_ONCE(p->bvt.rsv);
+	rsv = bvt_rsv_of(p);
 	if (rsv && rsv->window) {
 		rsv = bvt_rsv_unlink(p);
 		if (rsv)
@@ -409,11 +409,11 @@ static void bvt_qas_exec(struct task_struct *p)
 	struct rq_flags rf;
 	struct rq *rq;
 
-	if (likely(!READ_ONCE(p->bvt.qas)))
+	if (likely(!bvt_qas_of(p)))
 		return;
 	rq = task_rq_lock(p, &rf);
-	p->bvt.qas->signal = 0;
-	p->bvt.qas->pending = 0;
+	bvt_qas_of(p)->signal = 0;
+	bvt_qas_of(p)->pending = 0;
 	task_rq_unlock(rq, p, &rf);
 }
 
@@ -436,12 +436,12 @@ static void bvt_qas_exit(struct task_struct *p)
 	struct rq *rq;
 
 	guard(mutex)(&bvt_qas_mutex);
-	qas = p->bvt.qas;
+	qas = bvt_qas_of(p);
 	if (!qas)
 		return;
 	bvt_qas_end(p, qas);
 	rq = task_rq_lock(p, &rf);
-	WRITE_ONCE(p->bvt.qas, NULL);
+	WRITE_ONCE(p->bvt.in_plan->qas, NULL);
 	task_rq_unlock(rq, p, &rf);
 	bvt_qas_free(p, qas);
 }
@@ -449,6 +449,7 @@ static void bvt_qas_exit(struct task_struct *p)
 /* BVT_CTL_QAS_PERIOD: make @p periodic. */
 static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 {
+	struct bvt_plan_task *spare __free(kfree) = NULL;
 	struct bvt_qas *qas, *new = NULL;
 	struct rq_flags rf;
 	struct rq *rq;
@@ -465,8 +466,10 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 	if (arg->signal && p != current)
 		return -EPERM;
 
+	if (bvt_in_plan_prepare(p, &spare))
+		return -ENOMEM;
 	guard(mutex)(&bvt_qas_mutex);
-	qas = p->bvt.qas;
+	qas = bvt_qas_of(p);
 	if (qas && qas->active)
 		return -EEXIST;
 	if (qas) {
@@ -506,7 +509,8 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 		qas->nr_mandatory_misses = 0;
 		memset(qas->parts, 0, sizeof(qas->parts));
 		qas->active = 1;
-		WRITE_ONCE(p->bvt.qas, qas);
+		bvt_in_plan_link(p, &spare);
+		WRITE_ONCE(p->bvt.in_plan->qas, qas);
 		new = NULL;
 	}
 	task_rq_unlock(rq, p, &rf);
@@ -520,7 +524,7 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 	if (!ret && READ_ONCE(p->flags) & PF_EXITING) {
 		rq = task_rq_lock(p, &rf);
 		bvt_qas_stop(rq, p);
-		WRITE_ONCE(p->bvt.qas, NULL);
+		WRITE_ONCE(p->bvt.in_plan->qas, NULL);
 		task_rq_unlock(rq, p, &rf);
 		bvt_qas_free(p, qas);
 		ret = -ESRCH;
@@ -552,7 +556,7 @@ static long bvt_qas_reserve(struct task_struct *p,
 		return -EINVAL;
 
 	guard(mutex)(&bvt_qas_mutex);
-	qas = p->bvt.qas;
+	qas = bvt_qas_of(p);
 	if (!qas || !qas->active)
 		return -ENOENT;
 	if (qas->started)
@@ -603,7 +607,7 @@ static long bvt_qas_reserve(struct task_struct *p,
 /* The first BVT_CTL_QAS_BEGIN: the first period starts now. */
 static void bvt_qas_start(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 	u64 now = ktime_get_ns();
 
 	qas->started = 1;
@@ -629,7 +633,7 @@ static void bvt_qas_start(struct rq *rq, struct task_struct *p)
 static long bvt_qas_begin(void)
 {
 	struct task_struct *p = current;
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 	struct rq_flags rf;
 	struct rq *rq;
 	long ret = 0;
@@ -675,7 +679,7 @@ static long bvt_qas_begin(void)
 static long bvt_qas_next(void)
 {
 	struct task_struct *p = current;
-	struct bvt_qas *qas = p->bvt.qas;
+	struct bvt_qas *qas = bvt_qas_of(p);
 	struct rq_flags rf;
 	struct rq *rq;
 	long ret;
@@ -709,7 +713,7 @@ static long bvt_qas_get(struct task_struct *p, struct sched_bvt_qas *arg)
 	struct rq *rq;
 
 	rq = task_rq_lock(p, &rf);
-	qas = p->bvt.qas;
+	qas = bvt_qas_of(p);
 	if (!qas || !qas->active) {
 		task_rq_unlock(rq, p, &rf);
 		return -ENOENT;
@@ -733,7 +737,7 @@ static void bvt_qas_proc_show(struct task_struct *p, struct seq_file *m)
 {
 	struct sched_bvt_qas q = { };
 
-	if (likely(!READ_ONCE(p->bvt.qas)) || bvt_qas_get(p, &q))
+	if (likely(!bvt_qas_of(p)) || bvt_qas_get(p, &q))
 		return;
 	bvt_seq_ms(m, "bvt.qas.period", q.period);
 	seq_printf(m, "%-45s:%21u\n", "bvt.qas.flags", q.flags);
@@ -807,8 +811,8 @@ static long bvt_ctl_qas(unsigned int op, pid_t pid, void __user *uarg)
 	case BVT_CTL_QAS_END:
 		scoped_guard(mutex, &bvt_qas_mutex) {
 			ret = -ENOENT;
-			if (p->bvt.qas && p->bvt.qas->active) {
-				bvt_qas_end(p, p->bvt.qas);
+			if (bvt_qas_of(p) && bvt_qas_of(p)->active) {
+				bvt_qas_end(p, bvt_qas_of(p));
 				ret = 0;
 			}
 		}

@@ -35,17 +35,14 @@ struct bvt_entity {
 	u8				warped;
 	/* it stands for a struct bvt_level, whose entity it is: not a thread */
 	u8				is_level;
-	/* the level it is queued in, and that level's entity (NULL: root) */
+	/* the level it is queued in; its entity is this one's parent */
 	struct bvt_level		*lv;
-	struct bvt_entity		*parent;
 	/* its session in a level in PBS mode; NULL: none (kernel/sched/pbs.c) */
 	struct bvt_pbs_state		*pbs;
 };
 
 struct sched_bvt_coop_state;
-struct bvt_rsv;
-struct bvt_tc;
-struct bvt_qas;
+struct bvt_plan_task;
 
 /* A thread's SCHED_BVT state: its entity, parameters, warp and timers. */
 struct sched_bvt_entity {
@@ -56,28 +53,26 @@ struct sched_bvt_entity {
 	u8				migratory;
 	/* an SA_BVT_WARP signal warps it until it next blocks */
 	u8				sig_warp;
-	/* ns run warped since this warp began */
-	u64				warp_ran;
-	/* ns run since it was last picked (minimum charging unit) */
-	u64				slice_ran;
-	/* rq clock when the last warp ended */
-	u64				warp_ended;
+	/* it runs with pi_params, not params (see bvt_run()) */
+	u8				pi_boosted;
+	union {
+		/* while warped: ns run warped since this warp began */
+		u64			warp_ran;
+		/* otherwise: rq clock when the last warp ended, 0: never */
+		u64			warp_ended;
+	};
 	/* rq clock when it last began to wait for its CPU */
 	u64				wait_start;
 	/* in bvt_rq::warp_waiting while its warp waits for U to pass */
 	struct list_head		warp_wait;
 	/* its own, as set with sched_setattr(2) and returned by getattr */
 	struct sched_bvt_params		params;
-	/* what it runs with: params, or pi_params while PI-boosted */
-	const struct sched_bvt_params	*run;
+	/* its own merged with its PI donor's, while boosted */
 	struct sched_bvt_params		pi_params;
 	/* its part in a cooperation domain, from its first coop_poll(2) */
 	struct sched_bvt_coop_state	*coop;
-	/* its CPU reservation and time constraint (kernel/sched/qas.c) */
-	struct bvt_rsv			*rsv;
-	struct bvt_tc			*tc;
-	/* its QAS reservation set (qas_set.c) */
-	struct bvt_qas			*qas;
+	/* its reservations, constraint and QAS set, from its first (qas.c) */
+	struct bvt_plan_task		*in_plan;
 };
 
 struct task_struct;
