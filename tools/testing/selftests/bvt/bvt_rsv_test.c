@@ -502,8 +502,10 @@ TEST_F(rsv, reservation_plus_fair_share)
  * the fair server's 5 % and a quarter: 6.25 %; the rest, 3.75 %, is the
  * BVT tree's, shared by the unreserved thread with the two reserved ones
  * (outside their slots they are BVT threads like it): 1.25 % each.  The
- * fair thread must get between 4.5 % and 8 % (not the whole idle
- * reservation), the BVT thread at least 0.5 %.
+ * fair thread must get between 4.5 % and 9 %, the BVT thread at least
+ * 0.5 %.  9 %: the whole idle reservation would give the fair thread
+ * 10 % and more, and a host stall under TCG is charged to the thread the
+ * vCPU ran (169 ms, 8.45 %, in one make check).
  */
 TEST_F(rsv, full_cpu_starves_nobody)
 {
@@ -524,7 +526,7 @@ TEST_F(rsv, full_cpu_starves_nobody)
 	EXPECT_GE(s[0].cpu_ms, 0.8 * 2000 * 0.95);
 	EXPECT_GE(s[1].cpu_ms, 0.1 * 2000 * 0.95);
 	EXPECT_GE(s[2].cpu_ms, 0.045 * 2000);
-	EXPECT_LE(s[2].cpu_ms, 0.08 * 2000);
+	EXPECT_LE(s[2].cpu_ms, 0.09 * 2000);
 	EXPECT_GE(s[3].cpu_ms, 0.005 * 2000);
 	free_spinners(s, 4);
 }

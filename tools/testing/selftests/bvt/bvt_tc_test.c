@@ -663,11 +663,14 @@ TEST_F(tc, time_taken_counts_from_the_start)
 	ASSERT_GE(out.since_after, 0);
 	/*
 	 * Counted from the begin, it would hold some 18 ms more than the
-	 * upper bound.  1 ms either way: the end's own run time, and the
-	 * fair server's turn, if it fell between the begin and the start.
+	 * upper bound.  4 ms either way: the kernel splits the run time at
+	 * the start by the monotonic clock since the thread last came in,
+	 * and under TCG the clocksource watchdog may find the TSC unstable,
+	 * after which that clock and the run-time clock drift apart by
+	 * milliseconds (1.7 ms in a make check).
 	 */
-	EXPECT_GT(out.taken, out.since_after - 1);
-	EXPECT_LT(out.taken, out.since_before + 1);
+	EXPECT_GT(out.taken, out.since_after - 4);
+	EXPECT_LT(out.taken, out.since_before + 4);
 	EXPECT_EQ(0, out.before_start);
 }
 
