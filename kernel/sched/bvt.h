@@ -31,9 +31,9 @@ struct bvt_level;
 /*
  * A thread's part in the plan of its CPU: its CPU reservation, time
  * constraint and QAS set (kernel/sched/qas.c, qas_set.c).  Linked with
- * the first of them, under the thread's rq lock and only if it is not
- * exiting; freed when it is dead.  Readers hold RCU or a lock that the
- * one who ends a part holds.
+ * the first of them, by the thread itself (a constraint) or under its rq
+ * lock having seen it is not exiting; freed when it is dead.  Readers
+ * hold RCU or a lock that the one who ends a part holds.
  */
 struct bvt_plan_task {
 	struct bvt_rsv			*rsv;
