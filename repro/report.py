@@ -717,6 +717,8 @@ def rialto_table(res):
             if "tc_begun" in t:
                 asked += " + constraints: %d begun, %d accepted, %d met" % (
                     t["tc_begun"], t["tc_accepted"], t["tc_met"])
+                if "tc_near" in t:
+                    asked += " (%d more within 0.5 ms)" % t["tc_near"]
             rows.append("| %s | %s | %s | %s | %s | %.3f | %s | %s | %s |" % (
                 name, t["name"], asked, granted, cpu, t["cpu_share"], met,
                 met80, least))

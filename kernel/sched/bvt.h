@@ -311,7 +311,7 @@ enum bvt_plan_by {
 };
 
 /* The most slots a plan may have (ENOSPC beyond). */
-#define BVT_PLAN_SLOTS	4096
+#define BVT_PLAN_SLOTS	8192
 
 /*
  * A CPU's precomputed plan (qas.c): built by admission, in force under the
@@ -320,7 +320,9 @@ enum bvt_plan_by {
 struct bvt_plan {
 	u64				hyper;		/* the longest period */
 	u64				base;		/* 0: idle reservation only */
+	u64				shortest;	/* the idle reservation's period */
 	u64				free;		/* free time of a hyper */
+	unsigned int			capacity;	/* room for slots */
 	unsigned int			nr_slots;
 	struct bvt_plan_slot		slots[] __counted_by(nr_slots);
 };

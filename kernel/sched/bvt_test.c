@@ -6,6 +6,7 @@
  * it sees the static helpers.
  */
 #include <kunit/test.h>
+#include <linux/prandom.h>
 
 static void bvt_test_vt_compare_wraps(struct kunit *test)
 {
@@ -996,6 +997,12 @@ static void bvt_test_rsv_window(struct kunit *test)
 			bvt_plan_window_amount(100 * ms, 480 * ms, 320 * ms));
 }
 
+/* Free time of @plan in [@t0, @t1), ns after its epoch. */
+static u64 bvt_plan_free_in(const struct bvt_plan *plan, u64 t0, u64 t1)
+{
+	return bvt_plan_free_to(plan, t1) - bvt_plan_free_to(plan, t0);
+}
+
 /* @owner's time in each of its periods of @plan's hyperperiod. */
 static bool bvt_test_plan_holds(const struct bvt_plan *plan,
 				const struct bvt_rsv *owner, u64 amount,
@@ -1009,35 +1016,53 @@ static bool bvt_test_plan_holds(const struct bvt_plan *plan,
 	return true;
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(bvt_test_work_free, bvt_plan_work_free,
+			    struct bvt_plan_work *);
+KUNIT_DEFINE_ACTION_WRAPPER(bvt_test_kvfree, kvfree, const void *);
+
+/* Room to lay plans out in, freed when the case ends. */
+static struct bvt_plan_work *bvt_test_plan_room(struct kunit *test)
+{
+	struct bvt_plan_work *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_EQ(test, bvt_plan_work_alloc(w), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							bvt_test_work_free, w),
+			0);
+	return w;
+}
+
+/* kvfree() a plan when the case ends. */
+static struct bvt_plan *bvt_test_plan_keep(struct kunit *test,
+					   struct bvt_plan *plan)
+{
+	KUNIT_ASSERT_FALSE(test, IS_ERR(plan));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, bvt_test_kvfree,
+							plan), 0);
+	return plan;
+}
+
 static void bvt_test_rsv_plan(struct kunit *test)
 {
 	const u64 ms = NSEC_PER_MSEC;
 	struct bvt_rsv r[4] = { };
-	struct bvt_plan_slot *a, *b, *out;
 	struct bvt_plan_req req[4] = {
 		{ 1 * ms, 10 * ms, &bvt_idle_rsv },
 		{ 1 * ms, 10 * ms, &r[1] },
 		{ 4 * ms, 20 * ms, &r[2] },
 		{ 16 * ms, 40 * ms, &r[3] },
 	};
-	struct bvt_plan *plan;
-	int n;
+	struct bvt_plan_work *w;
+	struct bvt_plan *plan, *more;
+	unsigned int i;
+	u64 t;
 
-	a = kunit_kcalloc(test, BVT_PLAN_SLOTS, sizeof(*a), GFP_KERNEL);
-	b = kunit_kcalloc(test, BVT_PLAN_SLOTS, sizeof(*b), GFP_KERNEL);
-	plan = kunit_kzalloc(test, struct_size(plan, slots, BVT_PLAN_SLOTS),
-			     GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, a);
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_NOT_NULL(test, plan);
-
-	a[0] = (struct bvt_plan_slot){ 0, 40 * ms, NULL };
-	n = bvt_plan_build(a, b, 1, req, 4, &out);
-	KUNIT_ASSERT_GT(test, n, 0);
-	plan->hyper = 40 * ms;
-	plan->nr_slots = n;
-	memcpy(plan->slots, out, n * sizeof(*out));
-	bvt_plan_count_free(plan);
+	w = bvt_test_plan_room(test);
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		r[i].task = current;
+	plan = bvt_plan_lay(w, NULL, req, 4, 1, 10 * ms);
+	bvt_test_plan_keep(test, plan);
 	/* Each owner's amount in each of its periods, and 8 ms left free. */
 	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &bvt_idle_rsv,
 						    1 * ms, 10 * ms));
@@ -1047,26 +1072,268 @@ static void bvt_test_rsv_plan(struct kunit *test)
 						    20 * ms));
 	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[3], 16 * ms,
 						    40 * ms));
+	KUNIT_EXPECT_EQ(test, plan->hyper, 40 * ms);
+	KUNIT_EXPECT_EQ(test, plan->shortest, 10 * ms);
 	KUNIT_EXPECT_EQ(test, plan->free, 8 * ms);
 	KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, 0, 80 * ms), 16 * ms);
-	KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, 0, 32 * ms), 0);
+	/* Spread: 2 ms free in every 10 ms, right after the idle's 1 ms. */
+	for (t = 0; t < 40 * ms; t += 10 * ms) {
+		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t, t + 10 * ms),
+				2 * ms);
+		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t + 1 * ms,
+						       t + 3 * ms), 2 * ms);
+	}
 
 	/* A full CPU fits exactly; a nanosecond more does not. */
 	req[3].amount = 24 * ms;
-	a[0] = (struct bvt_plan_slot){ 0, 40 * ms, NULL };
-	KUNIT_EXPECT_GT(test, bvt_plan_build(a, b, 1, req, 4, &out), 0);
+	more = bvt_plan_lay(w, NULL, req, 4, 1, 10 * ms);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(more));
+	if (!IS_ERR(more))
+		kvfree(more);
 	req[3].amount = 24 * ms + 1;
-	a[0] = (struct bvt_plan_slot){ 0, 40 * ms, NULL };
-	KUNIT_EXPECT_EQ(test, bvt_plan_build(a, b, 1, req, 4, &out), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_plan_lay(w, NULL, req, 4, 1, 10 * ms),
+			    ERR_PTR(-EBUSY));
 
-	/* Laid over a plan: its slots stay, repeated to the new period. */
-	n = bvt_plan_repeat(a, plan->slots, plan->nr_slots, 40 * ms, 80 * ms);
-	KUNIT_ASSERT_GT(test, n, 0);
+	/* Added to a plan: its slots stay, repeated to the new period. */
 	req[0] = (struct bvt_plan_req){ 16 * ms, 80 * ms, &r[0] };
-	n = bvt_plan_build(a, b, n, req, 1, &out);
-	KUNIT_ASSERT_GT(test, n, 0);
-	KUNIT_EXPECT_PTR_EQ(test, out[0].owner, plan->slots[0].owner);
-	KUNIT_EXPECT_EQ(test, out[n - 1].end, 80 * ms);
+	more = bvt_plan_add(w, NULL, plan, req, NULL, 0);
+	bvt_test_plan_keep(test, more);
+	KUNIT_EXPECT_EQ(test, more->hyper, 80 * ms);
+	KUNIT_EXPECT_EQ(test, more->free, 0);
+	for (i = 1; i < ARRAY_SIZE(r); i++)
+		KUNIT_EXPECT_EQ(test,
+				bvt_plan_owned_in(more, &r[i], 0, 40 * ms),
+				bvt_plan_owned_in(plan, &r[i], 0, 40 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(more, &r[0], 16 * ms,
+						    80 * ms));
+	/* And a nanosecond more than is free does not fit in place. */
+	req[0].amount++;
+	KUNIT_EXPECT_PTR_EQ(test, bvt_plan_add(w, NULL, plan, req, NULL, 0),
+			    ERR_PTR(-EBUSY));
+}
+
+/* The idle reservation's request at @period in the cases below: 1/10. */
+static unsigned int bvt_test_idle_req(u64 period, struct bvt_plan_req *req)
+{
+	*req = (struct bvt_plan_req){ period / 10, period, &bvt_idle_rsv };
+	return 1;
+}
+
+/*
+ * Figure 4-2 of the Rialto/NT paper: 64 reservations of 1 ms at periods
+ * 4 s, 4 s, 2 s, 4 s, 2 s, 1 s, ... each added in place to the plan the
+ * one before made (the first lays one out), none refused, each holding
+ * its amount in every period.
+ */
+static void bvt_test_rsv_plan_adds(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_plan_req req[2], idle;
+	struct bvt_plan *plan, *next;
+	struct bvt_plan_work *w;
+	unsigned int i, k, j;
+	struct bvt_rsv *r;
+	u64 period, nr, got, t, most = 0;
+	unsigned int most_i = 0;
+
+	w = bvt_test_plan_room(test);
+	r = kunit_kcalloc(test, 64, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	plan = NULL;
+	for (i = 0, k = 1, j = 0; i < 64; i++) {
+		period = (4000 * ms) >> j;
+		if (++j == k) {
+			j = 0;
+			k++;
+		}
+		r[i].task = current;
+		req[1] = (struct bvt_plan_req){ 1 * ms, period, &r[i] };
+		if (!plan) {
+			bvt_test_idle_req(period, &req[0]);
+			plan = bvt_plan_lay(w, NULL, req, 2, 1, period);
+		} else {
+			t = ktime_get_ns();
+			next = bvt_plan_add(w, NULL, plan, &req[1], &idle,
+					    period < plan->shortest ?
+					    bvt_test_idle_req(period, &idle) :
+					    0);
+			t = ktime_get_ns() - t;
+			if (t > most) {
+				most = t;
+				most_i = i;
+			}
+			KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(next),
+					       "reservation %u: %ld", i,
+					       PTR_ERR(next));
+			if (IS_ERR(next))
+				break;
+			kvfree(plan);
+			plan = next;
+		}
+		KUNIT_ASSERT_FALSE(test, IS_ERR(plan));
+		r[i].period = period;
+	}
+	bvt_test_plan_keep(test, plan);
+	KUNIT_EXPECT_EQ(test, plan->hyper, 4000 * ms);
+	KUNIT_EXPECT_LE(test, plan->nr_slots, BVT_PLAN_SLOTS);
+	/* Each has its 1 ms in its first, a middle and its last period. */
+	for (k = 0; k < i; k++) {
+		nr = div64_u64(plan->hyper, r[k].period);
+		for (j = 0; j < 3; j++) {
+			period = (j == 1 ? nr - 1 : j ? nr / 2 : 0) *
+				 r[k].period;
+			got = bvt_plan_owned_in(plan, &r[k], period,
+						period + r[k].period);
+			KUNIT_EXPECT_EQ_MSG(test, got, 1 * ms,
+					    "reservation %u at %llu", k, period);
+		}
+	}
+	kunit_info(test, "64 reservations in %u slots, the slowest the %u-th: %llu us",
+		   plan->nr_slots, most_i + 1, most / NSEC_PER_USEC);
+}
+
+/*
+ * Figure 4-5: 1/10, 4/20 and 16/40 added longest period first, as the
+ * paper's program asks for them.  However the plan comes about, every
+ * 10 ms hold 2 ms of free time, so a constraint asking 1 ms of free time
+ * in the next 10 ms fits wherever it starts.
+ */
+static void bvt_test_rsv_plan_level(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_rsv r[3] = { };
+	struct bvt_plan_req req[3] = {
+		{ 16 * ms, 40 * ms, &r[2] },
+		{ 4 * ms, 20 * ms, &r[1] },
+		{ 1 * ms, 10 * ms, &r[0] },
+	};
+	struct bvt_plan_req all[4], idle;
+	struct bvt_plan *plan, *next;
+	struct bvt_tc_need need;
+	struct bvt_plan_work *w;
+	unsigned int i, k;
+	u64 t;
+
+	w = bvt_test_plan_room(test);
+	for (i = 0; i < ARRAY_SIZE(r); i++)
+		r[i].task = current;
+	plan = NULL;
+	for (i = 0; i < ARRAY_SIZE(req); i++) {
+		next = plan ? bvt_plan_add(w, NULL, plan, &req[i], &idle,
+					   bvt_test_idle_req(req[i].period,
+							     &idle)) :
+			      ERR_PTR(-EBUSY);
+		if (PTR_ERR(next) == -EBUSY) {
+			/* As bvt_plan_with(): all laid out anew, sorted. */
+			for (k = 0; k <= i; k++)
+				all[1 + k] = req[i - k];
+			bvt_test_idle_req(req[i].period, &all[0]);
+			next = bvt_plan_lay(w, NULL, all, i + 2, 1, 40 * ms);
+		}
+		KUNIT_ASSERT_FALSE(test, IS_ERR(next));
+		kvfree(plan);
+		plan = next;
+	}
+	bvt_test_plan_keep(test, plan);
+	KUNIT_EXPECT_EQ(test, plan->shortest, 10 * ms);
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[0], 1 * ms,
+						    10 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[1], 4 * ms,
+						    20 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[2], 16 * ms,
+						    40 * ms));
+	for (t = 0; t < 40 * ms; t += 10 * ms)
+		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t, t + 10 * ms),
+				2 * ms);
+	for (t = 0; t < 40 * ms; t += 100 * NSEC_PER_USEC) {
+		need = (struct bvt_tc_need){ t, t + 10 * ms, 1 * ms };
+		KUNIT_EXPECT_TRUE_MSG(test, bvt_tc_feasible(plan, &need, 1, 0),
+				      "1 ms in [%llu, +10 ms)", t);
+	}
+}
+
+/*
+ * Random sets on bases of 8, 10 and 25 ms: each request is added in
+ * place or, failing that, laid out anew with all the others, and is
+ * admitted if and only if the utilization, with the idle reservation's,
+ * is at most 1; every admitted reservation, and the idle one, holds its
+ * amount in each of its periods.
+ */
+static void bvt_test_rsv_plan_exact(struct kunit *test)
+{
+	static const u64 bases[] = { 8, 10, 25 };
+	const u64 ms = NSEC_PER_MSEC;
+	struct bvt_plan_req req[10], all[11], idle;
+	struct bvt_plan *plan, *next;
+	unsigned int trial, i, k, nr;
+	struct bvt_plan_work *w;
+	struct rnd_state rnd;
+	u64 base, period, amount, util, shortest;
+	struct bvt_rsv *r;
+	bool held;
+
+	w = bvt_test_plan_room(test);
+	r = kunit_kcalloc(test, ARRAY_SIZE(req), sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	prandom_seed_state(&rnd, 42);
+	for (trial = 0; trial < 40; trial++) {
+		base = bases[prandom_u32_state(&rnd) % 3] * ms;
+		plan = NULL;
+		nr = 0;
+		for (i = 0; i < ARRAY_SIZE(req); i++) {
+			period = base << (prandom_u32_state(&rnd) % 4);
+			amount = 1 + prandom_u32_state(&rnd) % (period / 4);
+			r[nr].task = current;
+			req[nr] = (struct bvt_plan_req){ amount, period, &r[nr] };
+			shortest = plan ? min(plan->shortest, period) : period;
+			next = ERR_PTR(-EBUSY);
+			if (plan)
+				next = bvt_plan_add(w, NULL, plan, &req[nr], &idle,
+						    period < plan->shortest ?
+						    bvt_test_idle_req(period,
+								      &idle) :
+						    0);
+			if (PTR_ERR(next) == -EBUSY) {
+				/* Sorted by period, as bvt_plan_with() does. */
+				for (k = 0; k <= nr; k++)
+					all[1 + k] = req[k];
+				sort(&all[1], nr + 1, sizeof(*all),
+				     bvt_plan_req_cmp, NULL);
+				bvt_test_idle_req(shortest, &all[0]);
+				next = bvt_plan_lay(w, NULL, all, nr + 2, 1,
+						    period);
+			}
+			/* The utilization in ppb, rounded up, as it fits. */
+			util = DIV64_U64_ROUND_UP(shortest / 10 * NSEC_PER_SEC,
+						  shortest);
+			for (k = 0; k <= nr; k++)
+				util += div64_u64(req[k].amount * NSEC_PER_SEC,
+						  req[k].period);
+			if (IS_ERR(next)) {
+				KUNIT_EXPECT_PTR_EQ(test, next, ERR_PTR(-EBUSY));
+				KUNIT_EXPECT_GT_MSG(test, util + nr + 1,
+						    NSEC_PER_SEC,
+						    "trial %u: refused", trial);
+				continue;
+			}
+			KUNIT_EXPECT_LE_MSG(test, util, NSEC_PER_SEC,
+					    "trial %u: admitted", trial);
+			kvfree(plan);
+			plan = next;
+			nr++;
+			for (k = 0; k < nr; k++) {
+				held = bvt_test_plan_holds(plan, &r[k],
+							   req[k].amount,
+							   req[k].period);
+				KUNIT_EXPECT_TRUE(test, held);
+			}
+			held = bvt_test_plan_holds(plan, &bvt_idle_rsv,
+						   plan->shortest / 10,
+						   plan->shortest);
+			KUNIT_EXPECT_TRUE(test, held);
+		}
+		kvfree(plan);
+	}
 }
 
 static void bvt_test_tc_feasible(struct kunit *test)
@@ -1145,6 +1412,9 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_rsv_grant),
 	KUNIT_CASE(bvt_test_rsv_window),
 	KUNIT_CASE(bvt_test_rsv_plan),
+	KUNIT_CASE(bvt_test_rsv_plan_adds),
+	KUNIT_CASE(bvt_test_rsv_plan_level),
+	KUNIT_CASE(bvt_test_rsv_plan_exact),
 	KUNIT_CASE(bvt_test_tc_feasible),
 	{ }
 };

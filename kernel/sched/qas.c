@@ -20,23 +20,26 @@
  * X * P / Y rounded up: the fraction of the CPU is kept, the granularity
  * may be finer, never coarser (the paper's rule; its 1 ms clock made it
  * round 16 of 40 ms to 13 of 32, where a plan based on 10 ms grants 1/10,
- * 4/20 and 16/40 exactly).  With harmonic periods, laying reservations out
- * in order of period, each at the earliest free times of its first period
- * and at the same offsets in the others, fits any set whose utilization,
- * with the idle reservation's, is at most 1: what the shorter periods
- * left free repeats with each longer one.  So admission is exact, and the
- * paper's backtracking search is not needed.
+ * 4/20 and 16/40 exactly).  A new reservation is added in place, in the
+ * time free in all its periods (Rialto's incremental step), and only if
+ * it does not fit so is the plan laid out anew.  With harmonic periods,
+ * laying reservations out in order of period, each in free time of its
+ * own period at the same offsets in the others, fits any set whose
+ * utilization, with the idle reservation's, is at most 1: what the
+ * shorter periods left free repeats with each longer one.  So admission
+ * is exact, and the paper's backtracking search is not needed.
  */
 #include <linux/cpu.h>
 #include <linux/sched/cputime.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
 /*
- * What one reservation asks of a plan, and what it is granted: the input
- * and output of bvt_plan_build().  @owner is what its slots run: a
- * reservation, or the plan's idle reservation.
+ * What one reservation asks of a plan, and what it is granted: what
+ * bvt_plan_add() and bvt_plan_lay() lay out.  @owner is what its slots
+ * run: a reservation, or the plan's idle reservation.
  */
 struct bvt_plan_req {
 	u64			amount;
@@ -117,114 +120,28 @@ static bool bvt_plan_grant(u64 base, struct bvt_plan_req *req)
 }
 
 /*
- * The offset of @period's first period at which the free time of @slots
- * before it reaches @amount, or 0 if there is not that much.
+ * Append [@start, @end) of @owner to @out, merged with the last slot, and
+ * count the free time before it.
  */
-static u64 bvt_plan_cut(const struct bvt_plan_slot *slots, unsigned int nr,
-			u64 amount, u64 period)
+static __always_inline int bvt_plan_append(struct bvt_plan_slot *out,
+					   unsigned int *nr, unsigned int max,
+					   u64 start, u64 end,
+					   struct bvt_rsv *owner)
 {
-	u64 free = 0, end;
-	unsigned int i;
+	struct bvt_plan_slot *last = *nr ? &out[*nr - 1] : NULL;
+	u64 free = 0;
 
-	for (i = 0; i < nr && slots[i].start < period; i++) {
-		if (slots[i].owner)
-			continue;
-		end = min(slots[i].end, period);
-		if (free + end - slots[i].start >= amount)
-			return slots[i].start + amount - free;
-		free += end - slots[i].start;
-	}
-	return 0;
-}
-
-/* Append [@start, @end) of @owner to @out, merged with the last slot. */
-static int bvt_plan_append(struct bvt_plan_slot *out, unsigned int *nr,
-			   unsigned int max, u64 start, u64 end,
-			   struct bvt_rsv *owner)
-{
-	if (*nr && out[*nr - 1].owner == owner && out[*nr - 1].end == start) {
-		out[*nr - 1].end = end;
+	if (last && last->owner == owner && last->end == start) {
+		last->end = end;
 		return 0;
 	}
 	if (*nr == max)
 		return -ENOSPC;
-	out[(*nr)++] = (struct bvt_plan_slot){ start, end, owner };
+	if (last)
+		free = last->free_before +
+		       (last->owner ? 0 : last->end - last->start);
+	out[(*nr)++] = (struct bvt_plan_slot){ start, end, owner, free };
 	return 0;
-}
-
-/*
- * Lay @req out over @in (@nr slots), into @out: in each of its periods,
- * the free time before the cut that bvt_plan_cut() found is its.  Returns
- * the number of slots in @out, -EBUSY if it does not fit, -ENOSPC if the
- * plan would need more than @max slots.
- */
-static int bvt_plan_place(struct bvt_plan_slot *out, unsigned int max,
-			  const struct bvt_plan_slot *in, unsigned int nr,
-			  const struct bvt_plan_req *req)
-{
-	u64 cut = bvt_plan_cut(in, nr, req->amount, req->period);
-	unsigned int i, n = 0;
-	u64 start, end, mine;
-	int err;
-
-	if (!cut)
-		return -EBUSY;
-	for (i = 0; i < nr; i++) {
-		if (in[i].owner) {
-			err = bvt_plan_append(out, &n, max, in[i].start,
-					      in[i].end, in[i].owner);
-			if (err)
-				return err;
-			continue;
-		}
-		/* A free slot, one period of the request at a time. */
-		for (start = in[i].start; start < in[i].end; start = end) {
-			end = min(in[i].end, rounddown(start, req->period) +
-					     req->period);
-			mine = rounddown(start, req->period) + cut;
-			if (start < mine) {
-				err = bvt_plan_append(out, &n, max, start,
-						      min(end, mine),
-						      req->owner);
-				if (err)
-					return err;
-			}
-			if (end > mine) {
-				err = bvt_plan_append(out, &n, max,
-						      max(start, mine), end,
-						      NULL);
-				if (err)
-					return err;
-			}
-		}
-	}
-	return n;
-}
-
-/*
- * Lay @nr requests, sorted by period, out over @n slots of @a (one free
- * slot of the longest period, or a plan to add to whose hyperperiod the
- * periods are multiples of), with @b to work in; both have room for
- * BVT_PLAN_SLOTS.  Returns the number of slots and sets *@out to the
- * buffer that holds them, or -EBUSY if the requests do not fit, -ENOSPC
- * if they need too many slots.
- */
-static int bvt_plan_build(struct bvt_plan_slot *a, struct bvt_plan_slot *b,
-			  unsigned int n, const struct bvt_plan_req *req,
-			  unsigned int nr, struct bvt_plan_slot **out)
-{
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < nr; i++) {
-		ret = bvt_plan_place(b, BVT_PLAN_SLOTS, a, n, &req[i]);
-		if (ret < 0)
-			return ret;
-		n = ret;
-		swap(a, b);
-	}
-	*out = a;
-	return n;
 }
 
 /*
@@ -269,12 +186,6 @@ static u64 bvt_plan_free_to(const struct bvt_plan *plan, u64 t)
 	slot = &plan->slots[bvt_plan_find(plan, off)];
 	return n * plan->free + slot->free_before +
 	       (slot->owner ? 0 : off - slot->start);
-}
-
-/* Free time of @plan in [@t0, @t1), ns after its epoch. */
-static u64 bvt_plan_free_in(const struct bvt_plan *plan, u64 t0, u64 t1)
-{
-	return bvt_plan_free_to(plan, t1) - bvt_plan_free_to(plan, t0);
 }
 
 /* Time of @plan's slots of @owner from its epoch to @t. */
@@ -396,13 +307,12 @@ struct bvt_rsv_cpu {
 	struct list_head	list;		/* its reservations */
 	unsigned int		nr;
 	u64			util;		/* their share, in ppb */
+	struct bvt_plan		*room;		/* to write its next plan in */
 };
 
 static DEFINE_PER_CPU(struct bvt_rsv_cpu, bvt_rsv_cpus);
 /* A CPU's plan with the idle reservation alone, for its constraints. */
 static DEFINE_PER_CPU(struct bvt_plan *, bvt_idle_plan);
-/* Room to build plans in, under bvt_rsv_mutex. */
-static struct bvt_plan_slot *bvt_plan_work[2];
 /*
  * The owners of every CPU's idle reservation slots: in the first part of
  * each, fair tasks run first, in the second the BVT tree does.
@@ -448,31 +358,6 @@ static struct bvt_rsv *bvt_plan_kept_owner(const struct bvt_plan_slot *slot)
 }
 
 /*
- * Repeat the @n slots of @a, a plan of hyperperiod @hyper, into @b until
- * @longer, a multiple of @hyper.  Returns the number of slots, or -ENOSPC.
- */
-static int bvt_plan_repeat(struct bvt_plan_slot *b,
-			   const struct bvt_plan_slot *a, unsigned int n,
-			   u64 hyper, u64 longer)
-{
-	unsigned int i, nr = 0;
-	u64 base;
-	int err;
-
-	for (base = 0; base < longer; base += hyper) {
-		for (i = 0; i < n; i++) {
-			err = bvt_plan_append(b, &nr, BVT_PLAN_SLOTS,
-					      base + a[i].start,
-					      base + a[i].end,
-					      bvt_plan_kept_owner(&a[i]));
-			if (err)
-				return err;
-		}
-	}
-	return nr;
-}
-
-/*
  * The idle reservation's requests for @cpu's plans of shortest period
  * @period, in @req: one or two, returned.  Its fair part is the fair
  * server's share and a quarter more, so that fair tasks get the server's
@@ -500,21 +385,578 @@ static int bvt_plan_idle_reqs(int cpu, u64 period, struct bvt_plan_req *req)
 	return n;
 }
 
-/* A plan of @n slots from @slots, or NULL if memory is short. */
-static struct bvt_plan *bvt_plan_alloc(const struct bvt_plan_slot *slots,
-				       unsigned int n, u64 hyper, u64 base)
+/*
+ * Repeat the @n slots of @a, a plan of hyperperiod @hyper, into @b until
+ * @longer, a multiple of @hyper; with @drop, a released reservation's
+ * slots as free.  Returns the number of slots, or -ENOSPC.
+ */
+static int bvt_plan_repeat(struct bvt_plan_slot *b,
+			   const struct bvt_plan_slot *a, unsigned int n,
+			   u64 hyper, u64 longer, bool drop)
 {
-	struct bvt_plan *plan;
+	unsigned int i, nr = 0;
+	u64 base;
+	int err;
 
-	plan = kvmalloc(struct_size(plan, slots, n), GFP_KERNEL);
+	for (base = 0; base < longer; base += hyper) {
+		for (i = 0; i < n; i++) {
+			err = bvt_plan_append(b, &nr, BVT_PLAN_SLOTS,
+					      base + a[i].start,
+					      base + a[i].end,
+					      drop ? bvt_plan_kept_owner(&a[i]) :
+						     a[i].owner);
+			if (err)
+				return err;
+		}
+	}
+	return nr;
+}
+
+/*
+ * Laying a request out.  Its slots go at the same offsets of each of its
+ * periods, in time that is free in all of them: the plan folded at its
+ * period.  Where in that time is chosen to keep the plan's free time
+ * level: a period is cut in blocks (the longest period of the plan's
+ * family not above BVT_PLAN_BLOCK_MAX), and the amount goes, a piece at a
+ * time, to the block with the most free time left in its worst period,
+ * at the end of the free time there.  So free time stays at the start of
+ * every block, right after the idle reservation, which takes the first
+ * free time of each of its periods, and a time constraint finds some in
+ * any window of a block or two, where laying everything out at the
+ * earliest free time bunched it at the end of the hyperperiod.
+ */
+#define BVT_PLAN_BLOCK_MAX	(10 * NSEC_PER_MSEC)
+#define BVT_PLAN_PIECE_MIN	NSEC_PER_MSEC
+#define BVT_PLAN_PIECES		8
+/* The most blocks in a period: a block is at least the shortest period. */
+#define BVT_PLAN_BLOCKS	(SCHED_BVT_RSV_PERIOD_MAX / SCHED_BVT_RSV_PERIOD_MIN)
+
+/* [start, end) of a period, free in each of a plan's periods. */
+struct bvt_plan_span {
+	u64			start;
+	u64			end;
+};
+
+/* A block of a period: see bvt_plan_fold() and bvt_plan_spread(). */
+struct bvt_plan_block {
+	u64			level;
+	u64			open;
+	u64			common;
+	u64			take;
+};
+
+/* Room to lay plans out in, under bvt_rsv_mutex: 1 MiB, at first use. */
+struct bvt_plan_work {
+	struct bvt_plan_slot	*slots[2];	/* BVT_PLAN_SLOTS each */
+	struct bvt_plan_span	*span[2];	/* BVT_PLAN_SLOTS each */
+	struct bvt_plan_slot	*marks;		/* BVT_PLAN_SLOTS */
+	struct bvt_plan_block	*blk;		/* BVT_PLAN_BLOCKS */
+};
+
+static void bvt_plan_work_free(struct bvt_plan_work *w)
+{
+	kvfree(w->slots[0]);
+	kvfree(w->slots[1]);
+	kvfree(w->span[0]);
+	kvfree(w->span[1]);
+	kvfree(w->marks);
+	kvfree(w->blk);
+	*w = (struct bvt_plan_work){ };
+}
+
+static int bvt_plan_work_alloc(struct bvt_plan_work *w)
+{
+	w->slots[0] = kvcalloc(BVT_PLAN_SLOTS, sizeof(*w->slots[0]), GFP_KERNEL);
+	w->slots[1] = kvcalloc(BVT_PLAN_SLOTS, sizeof(*w->slots[1]), GFP_KERNEL);
+	w->span[0] = kvcalloc(BVT_PLAN_SLOTS, sizeof(*w->span[0]), GFP_KERNEL);
+	w->span[1] = kvcalloc(BVT_PLAN_SLOTS, sizeof(*w->span[1]), GFP_KERNEL);
+	w->marks = kvcalloc(BVT_PLAN_SLOTS, sizeof(*w->marks), GFP_KERNEL);
+	w->blk = kvcalloc(BVT_PLAN_BLOCKS, sizeof(*w->blk), GFP_KERNEL);
+	if (w->slots[0] && w->slots[1] && w->span[0] && w->span[1] &&
+	    w->marks && w->blk)
+		return 0;
+	bvt_plan_work_free(w);
+	return -ENOMEM;
+}
+
+/* The blocks of a plan whose shortest period is @shortest. */
+static u64 bvt_plan_block_len(u64 shortest)
+{
+	u64 len = shortest;
+
+	while (len > BVT_PLAN_BLOCK_MAX && !(len & 1) &&
+	       len / 2 >= SCHED_BVT_RSV_PERIOD_MIN)
+		len /= 2;
+	return len;
+}
+
+/* May a request take @slot: free, or the idle reservation's if it moves? */
+static inline bool bvt_plan_open(const struct bvt_plan_slot *slot, bool idle)
+{
+	return !slot->owner || (idle && bvt_rsv_is_idle(slot->owner));
+}
+
+static __always_inline int bvt_plan_span_add(struct bvt_plan_span *out,
+					     unsigned int *nr, u64 start,
+					     u64 end)
+{
+	if (*nr && out[*nr - 1].end == start) {
+		out[*nr - 1].end = end;
+		return 0;
+	}
+	if (*nr == BVT_PLAN_SLOTS)
+		return -ENOSPC;
+	out[(*nr)++] = (struct bvt_plan_span){ start, end };
+	return 0;
+}
+
+/* Count [@s, @e) of a period, open to a request, in its blocks of @len. */
+static inline void bvt_plan_level_add(struct bvt_plan_block *blk, u64 len,
+				      unsigned int *b, u64 *end, u64 s, u64 e)
+{
+	for (; s < e; s = min(e, *end)) {
+		while (s >= *end) {
+			(*b)++;
+			*end += len;
+		}
+		blk[*b].open += min(e, *end) - s;
+	}
+}
+
+/*
+ * The time of a period of @period that is open (bvt_plan_open()) in every
+ * period of the @n slots of @in, a plan of @hyper: into one of @w->span[],
+ * set in *@ff.  And if the period is cut in @nr_blk > 1 blocks of @len,
+ * the level of each in @w->blk: the least time in it, in any period, that
+ * is free or the idle reservation's (no thread's guarantee).  Returns the
+ * number of spans, or -ENOSPC.
+ */
+static int bvt_plan_fold(struct bvt_plan_work *w,
+			 const struct bvt_plan_slot *in, unsigned int n,
+			 u64 hyper, u64 period, bool idle, u64 len,
+			 unsigned int nr_blk, struct bvt_plan_span **ff)
+{
+	struct bvt_plan_span *a = w->span[0], *b = w->span[1];
+	unsigned int i = 0, k, m, na = 0, nb = 0, blk;
+	struct bvt_rsv *owner;
+	u64 base, s, e, end;
+	bool is_idle;
+
+	for (k = 0; k < nr_blk; k++)
+		w->blk[k] = (struct bvt_plan_block){ .level = U64_MAX };
+	for (base = 0; base < hyper; base += period) {
+		nb = 0;
+		k = 0;
+		blk = 0;
+		end = len;
+		for (; i < n && in[i].start < base + period; i++) {
+			owner = in[i].owner;
+			is_idle = owner && bvt_rsv_is_idle(owner);
+			if (owner && !is_idle)
+				continue;
+			s = max(in[i].start, base) - base;
+			e = min(in[i].end, base + period) - base;
+			if (nr_blk > 1)
+				bvt_plan_level_add(w->blk, len, &blk, &end,
+						   s, e);
+			if (is_idle && !idle)
+				continue;
+			if (!base) {
+				if (bvt_plan_span_add(a, &na, s, e))
+					return -ENOSPC;
+				continue;
+			}
+			while (k < na && a[k].end <= s)
+				k++;
+			for (m = k; m < na && a[m].start < e; m++) {
+				if (bvt_plan_span_add(b, &nb,
+						      max(s, a[m].start),
+						      min(e, a[m].end)))
+					return -ENOSPC;
+			}
+		}
+		/* A slot that runs on into the next period is seen there too. */
+		if (i && in[i - 1].end > base + period)
+			i--;
+		for (k = 0; nr_blk > 1 && k < nr_blk; k++) {
+			w->blk[k].level = min(w->blk[k].level, w->blk[k].open);
+			w->blk[k].open = 0;
+		}
+		if (base) {
+			swap(a, b);
+			na = nb;
+		}
+		if (!na)
+			break;
+	}
+	*ff = a;
+	return na;
+}
+
+/*
+ * Mark the first @amount of the @nr spans of *@ff for @owner, after the
+ * @nm marks of @w, and take it out of *@ff.
+ */
+static int bvt_plan_first(struct bvt_plan_work *w, struct bvt_plan_span **ff,
+			  unsigned int *nr, unsigned int *nm, u64 amount,
+			  struct bvt_rsv *owner)
+{
+	struct bvt_plan_span *span;
+	u64 t;
+
+	while (amount) {
+		if (!*nr)
+			return -EBUSY;
+		if (*nm == BVT_PLAN_SLOTS)
+			return -ENOSPC;
+		span = *ff;
+		t = min(amount, span->end - span->start);
+		w->marks[(*nm)++] = (struct bvt_plan_slot){
+			span->start, span->start + t, owner };
+		span->start += t;
+		amount -= t;
+		if (span->start == span->end) {
+			(*ff)++;
+			(*nr)--;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Mark @amount of the @nr spans of @ff, in a period cut in @nr_blk blocks
+ * of @len, for @owner, after the @nm marks of @w: a piece at a time to the
+ * block whose level (bvt_plan_fold()) less what it gave is highest, the
+ * first on a tie, then in each block the last of its spans.
+ */
+static int bvt_plan_spread(struct bvt_plan_work *w,
+			   const struct bvt_plan_span *ff, unsigned int nr,
+			   u64 len, unsigned int nr_blk, unsigned int *nm,
+			   u64 amount, struct bvt_rsv *owner)
+{
+	u64 piece = max(BVT_PLAN_PIECE_MIN,
+			DIV64_U64_ROUND_UP(amount, BVT_PLAN_PIECES));
+	struct bvt_plan_block *blk = w->blk;
+	unsigned int b, k, m, first, tries;
+	u64 lo, hi, s, e, t, left;
+
+	for (k = 0, b = 0, hi = len; k < nr; k++) {
+		for (s = ff[k].start; s < ff[k].end; s = e) {
+			for (; s >= hi; hi += len)
+				b++;
+			e = min(ff[k].end, hi);
+			blk[b].common += e - s;
+		}
+	}
+	/* Pieces to the most level blocks; crumbs, if that is all there is. */
+	for (tries = 0; amount && tries < 4 * BVT_PLAN_PIECES; tries++) {
+		m = nr_blk;
+		for (b = 0; b < nr_blk; b++) {
+			if (blk[b].take == blk[b].common)
+				continue;
+			if (m == nr_blk || blk[b].level - blk[b].take >
+					   blk[m].level - blk[m].take)
+				m = b;
+		}
+		if (m == nr_blk)
+			break;
+		t = min3(piece, amount, blk[m].common - blk[m].take);
+		blk[m].take += t;
+		amount -= t;
+	}
+	for (b = 0; amount && b < nr_blk; b++) {
+		t = min(amount, blk[b].common - blk[b].take);
+		blk[b].take += t;
+		amount -= t;
+	}
+	if (amount)
+		return -EBUSY;
+
+	for (k = 0, b = 0, lo = 0; b < nr_blk; b++, lo += len) {
+		hi = lo + len;
+		while (k < nr && ff[k].end <= lo)
+			k++;
+		if (!blk[b].take)
+			continue;
+		for (m = k; m < nr && ff[m].start < hi; m++)
+			;
+		first = *nm;
+		for (left = blk[b].take; left; left -= t) {
+			if (*nm == BVT_PLAN_SLOTS)
+				return -ENOSPC;
+			m--;
+			s = max(ff[m].start, lo);
+			e = min(ff[m].end, hi);
+			t = min(left, e - s);
+			w->marks[(*nm)++] = (struct bvt_plan_slot){
+				e - t, e, owner };
+		}
+		/* Taken from the end: put them back in order. */
+		for (m = *nm - 1; first < m; first++, m--)
+			swap(w->marks[first], w->marks[m]);
+	}
+	return 0;
+}
+
+/*
+ * Copy the @n slots of @in, a plan of @hyper, into @out, with the @nm > 0
+ * marks of @marks, at their offsets in each period of @period, given to
+ * their owners; the rest of what is open (bvt_plan_open()) is free.
+ * Returns the number of slots, or -ENOSPC.
+ */
+static int bvt_plan_write(struct bvt_plan_slot *out, unsigned int max,
+			  const struct bvt_plan_slot *in, unsigned int n,
+			  u64 hyper, u64 period,
+			  const struct bvt_plan_slot *marks, unsigned int nm,
+			  bool idle)
+{
+	unsigned int i, k = 0, nr = 0;
+	struct bvt_rsv *owner;
+	u64 base = 0, s, e;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!bvt_plan_open(&in[i], idle)) {
+			err = bvt_plan_append(out, &nr, max, in[i].start,
+					      in[i].end, in[i].owner);
+			if (err)
+				return err;
+			continue;
+		}
+		for (s = in[i].start; s < in[i].end; s = e) {
+			while (base < hyper && base + marks[k].end <= s) {
+				if (++k < nm)
+					continue;
+				k = 0;
+				base += period;
+			}
+			if (base < hyper && base + marks[k].start <= s) {
+				e = min(base + marks[k].end, in[i].end);
+				owner = marks[k].owner;
+			} else {
+				e = base < hyper ? min(base + marks[k].start,
+						       in[i].end) : in[i].end;
+				owner = NULL;
+			}
+			err = bvt_plan_append(out, &nr, max, s, e, owner);
+			if (err)
+				return err;
+		}
+	}
+	return nr;
+}
+
+/*
+ * Mark, in @w->marks, where the @nr requests of @req, all of one period,
+ * the idle reservation's first, go over the @n slots of @in, a plan of
+ * @hyper whose shortest period is @shortest: in the time open in every
+ * period (bvt_plan_open(); @idle: the idle reservation moves), the idle
+ * reservation's at the start of it, a reservation spread.  Returns the
+ * number of marks, -EBUSY if the requests do not fit, or -ENOSPC.
+ */
+static int bvt_plan_mark(struct bvt_plan_work *w,
+			 const struct bvt_plan_slot *in, unsigned int n,
+			 u64 hyper, u64 shortest,
+			 const struct bvt_plan_req *req, unsigned int nr,
+			 bool idle)
+{
+	u64 period = req[0].period, len = bvt_plan_block_len(shortest);
+	unsigned int i, nr_ff, nr_blk = 1, nm = 0;
+	struct bvt_plan_span *ff;
+	int ret;
+
+	if (len < period && div64_u64(period, len) <= BVT_PLAN_BLOCKS)
+		nr_blk = div64_u64(period, len);
+	else
+		len = period;
+	ret = bvt_plan_fold(w, in, n, hyper, period, idle, len, nr_blk, &ff);
+	if (ret < 0)
+		return ret;
+	nr_ff = ret;
+	for (i = 0; i < nr; i++) {
+		if (bvt_rsv_is_idle(req[i].owner))
+			ret = bvt_plan_first(w, &ff, &nr_ff, &nm, req[i].amount,
+					     req[i].owner);
+		else
+			ret = bvt_plan_spread(w, ff, nr_ff, len, nr_blk, &nm,
+					      req[i].amount, req[i].owner);
+		if (ret)
+			return ret;
+	}
+	return nm;
+}
+
+/* Close @plan's @n slots: their free time in a hyperperiod. */
+static void bvt_plan_seal(struct bvt_plan *plan, unsigned int n)
+{
+	const struct bvt_plan_slot *last = &plan->slots[n - 1];
+
+	plan->nr_slots = n;
+	plan->free = last->free_before +
+		     (last->owner ? 0 : last->end - last->start);
+}
+
+/*
+ * Room for a plan of @nr slots: *@room if it has that much (a CPU keeps
+ * the plan it replaced, so that adding to a plan allocates nothing once
+ * the plans have grown), or new room with some to spare.  Large plans
+ * are vmalloc()ed: they need not be contiguous, and kvmalloc()'s try at
+ * contiguous pages first stalled admission on compaction for
+ * milliseconds.  NULL if memory is short.
+ */
+static struct bvt_plan *bvt_plan_room_get(struct bvt_plan **room,
+					  unsigned int nr)
+{
+	struct bvt_plan *plan = room ? *room : NULL;
+	unsigned int cap;
+	size_t size;
+
+	if (plan && plan->capacity >= nr) {
+		*room = NULL;
+		return plan;
+	}
+	cap = min_t(unsigned int, roundup_pow_of_two(max(nr, 16U)),
+		    BVT_PLAN_SLOTS);
+	size = struct_size(plan, slots, cap);
+	plan = size > PAGE_SIZE ? vmalloc(size) : kmalloc(size, GFP_KERNEL);
+	if (plan)
+		plan->capacity = cap;
+	return plan;
+}
+
+/* Keep @plan, out of force, as *@room if it is larger; free the other. */
+static void bvt_plan_room_put(struct bvt_plan **room, struct bvt_plan *plan)
+{
+	if (room && plan && (!*room || (*room)->capacity < plan->capacity))
+		swap(*room, plan);
+	kvfree(plan);
+}
+
+/* A plan of @n slots from @slots, in *@room if it fits; NULL if no memory. */
+static struct bvt_plan *bvt_plan_alloc(struct bvt_plan **room,
+				       const struct bvt_plan_slot *slots,
+				       unsigned int n, u64 hyper, u64 base,
+				       u64 shortest)
+{
+	struct bvt_plan *plan = bvt_plan_room_get(room, n);
+
 	if (!plan)
 		return NULL;
 	plan->hyper = hyper;
 	plan->base = base;
+	plan->shortest = shortest;
 	plan->nr_slots = n;
 	memcpy(plan->slots, slots, n * sizeof(*slots));
 	bvt_plan_count_free(plan);
 	return plan;
+}
+
+/*
+ * @cur, a plan of reservations, with @new added in place (Rialto's
+ * incremental step): the plan repeated up to @new's period if that is
+ * longer, and @new laid out in the time free in all its periods.  Nothing
+ * reserved moves but the idle reservation, which, if @new's period is
+ * the shortest yet, moves to it as its @nr_idle requests @idle.  Written
+ * straight into the new plan, in *@room if it fits: one pass to find the
+ * time, one to write.  Returns the plan, or ERR_PTR(-EBUSY) if @new does
+ * not fit so, -ENOSPC, -ENOMEM.
+ */
+static struct bvt_plan *bvt_plan_add(struct bvt_plan_work *w,
+				     struct bvt_plan **room,
+				     const struct bvt_plan *cur,
+				     const struct bvt_plan_req *new,
+				     const struct bvt_plan_req *idle,
+				     unsigned int nr_idle)
+{
+	const struct bvt_plan_slot *in = cur->slots;
+	u64 hyper = cur->hyper, shortest = cur->shortest;
+	struct bvt_plan_req req[3];
+	struct bvt_plan *plan;
+	int n = cur->nr_slots, nm;
+	u64 max;
+
+	if (nr_idle > 2)
+		return ERR_PTR(-EINVAL);
+	if (new->period > hyper) {
+		n = bvt_plan_repeat(w->slots[0], in, n, hyper, new->period,
+				    true);
+		if (n < 0)
+			return ERR_PTR(n);
+		in = w->slots[0];
+		hyper = new->period;
+	}
+	memcpy(req, idle, nr_idle * sizeof(*idle));
+	req[nr_idle] = *new;
+	if (nr_idle)
+		shortest = new->period;
+	nm = bvt_plan_mark(w, in, n, hyper, shortest, req, nr_idle + 1,
+			   nr_idle);
+	if (nm < 0)
+		return ERR_PTR(nm);
+	/* Each mark in each period cuts a slot in three at most. */
+	max = min(n + 2 * nm * div64_u64(hyper, new->period),
+		  (u64)BVT_PLAN_SLOTS);
+	plan = bvt_plan_room_get(room, max);
+	if (!plan)
+		return ERR_PTR(-ENOMEM);
+	plan->nr_slots = max;
+	n = bvt_plan_write(plan->slots, max, in, n, hyper, new->period,
+			   w->marks, nm, nr_idle);
+	if (n < 0) {
+		bvt_plan_room_put(room, plan);
+		return ERR_PTR(n);
+	}
+	plan->hyper = hyper;
+	plan->base = cur->base;
+	plan->shortest = shortest;
+	bvt_plan_seal(plan, n);
+	return plan;
+}
+
+/*
+ * A plan laid out anew from the @nr requests of @req, sorted by period,
+ * the idle reservation's @nr_idle first at the shortest.  Each is laid
+ * out over one period of its own of what is laid out before it, where the
+ * free time is that of any period: so a set fits if and only if its
+ * utilization is at most 1, and admission is exact.  Written in *@room if
+ * it fits.  Returns the plan, or ERR_PTR(-EBUSY) if the requests do not
+ * fit, -ENOSPC, -ENOMEM.
+ */
+static struct bvt_plan *bvt_plan_lay(struct bvt_plan_work *w,
+				     struct bvt_plan **room,
+				     const struct bvt_plan_req *req,
+				     unsigned int nr, unsigned int nr_idle,
+				     u64 base)
+{
+	struct bvt_plan_slot *a = w->slots[0], *b = w->slots[1];
+	u64 shortest = req[0].period, hyper = shortest;
+	struct bvt_plan *plan;
+	unsigned int i, step;
+	int n = 1, nm;
+
+	a[0] = (struct bvt_plan_slot){ 0, hyper, NULL };
+	for (i = 0; i < nr; i += step) {
+		step = i ? 1 : nr_idle + 1;
+		if (req[i].period > hyper) {
+			n = bvt_plan_repeat(b, a, n, hyper, req[i].period,
+					    false);
+			if (n < 0)
+				return ERR_PTR(n);
+			hyper = req[i].period;
+			swap(a, b);
+		}
+		nm = bvt_plan_mark(w, a, n, hyper, shortest, &req[i],
+				   min(step, nr - i), false);
+		if (nm < 0)
+			return ERR_PTR(nm);
+		n = bvt_plan_write(b, BVT_PLAN_SLOTS, a, n, hyper, hyper,
+				   w->marks, nm, false);
+		if (n < 0)
+			return ERR_PTR(n);
+		swap(a, b);
+	}
+	plan = bvt_plan_alloc(room, a, n, hyper, base, shortest);
+	return plan ?: ERR_PTR(-ENOMEM);
 }
 
 static int bvt_plan_req_cmp(const void *a, const void *b)
@@ -524,33 +966,36 @@ static int bvt_plan_req_cmp(const void *a, const void *b)
 	return x->period < y->period ? -1 : x->period > y->period;
 }
 
+/* Where admission lays plans out. */
+static struct bvt_plan_work bvt_plan_room;
+
 /*
- * A new plan for @cpu with @new added to its reservations.  Laid over its
- * current plan, which stays as it is, if @new's period is at least its
- * hyperperiod; otherwise all over again, shortest period first, with the
- * idle reservation at the shortest.  Called with bvt_rsv_mutex held.
+ * A new plan for @cpu with @new added to its reservations: added in place
+ * to its current plan @cur if it fits there (*@kept: the reservations in
+ * it keep their slots), else laid out anew.  Called with bvt_rsv_mutex
+ * held.
  */
 static struct bvt_plan *bvt_plan_with(int cpu, const struct bvt_plan *cur,
-				      const struct bvt_plan_req *new)
+				      const struct bvt_plan_req *new,
+				      bool *kept)
 {
 	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
+	struct bvt_plan_work *w = &bvt_plan_room;
 	struct bvt_plan_req *req, idle[2];
-	struct bvt_plan_slot *out = NULL;
+	unsigned int nr, first, nr_idle = 0;
 	struct bvt_plan *plan;
-	unsigned int nr, first;
 	struct bvt_rsv *rsv;
-	int n;
 
-	if (cur && cur->base && new->period >= cur->hyper) {
-		n = bvt_plan_repeat(bvt_plan_work[0], cur->slots, cur->nr_slots,
-				    cur->hyper, new->period);
-		if (n >= 0)
-			n = bvt_plan_build(bvt_plan_work[0], bvt_plan_work[1],
-					   n, new, 1, &out);
-		if (n < 0)
-			return ERR_PTR(n);
-		plan = bvt_plan_alloc(out, n, new->period, cur->base);
-		return plan ?: ERR_PTR(-ENOMEM);
+	*kept = false;
+	if (!w->blk && bvt_plan_work_alloc(w))
+		return ERR_PTR(-ENOMEM);
+	if (cur && cur->base) {
+		if (new->period < cur->shortest)
+			nr_idle = bvt_plan_idle_reqs(cpu, new->period, idle);
+		plan = bvt_plan_add(w, &rc->room, cur, new, idle, nr_idle);
+		*kept = !IS_ERR(plan);
+		if (PTR_ERR(plan) != -EBUSY && PTR_ERR(plan) != -ENOSPC)
+			return plan;
 	}
 
 	/* req[0..1] are for the idle reservation, filled in once sorted. */
@@ -568,15 +1013,11 @@ static struct bvt_plan *bvt_plan_with(int cpu, const struct bvt_plan *cur,
 	}
 	req[nr++] = *new;
 	sort(&req[2], nr - 2, sizeof(*req), bvt_plan_req_cmp, NULL);
-	first = 2 - bvt_plan_idle_reqs(cpu, req[2].period, idle);
-	memcpy(&req[first], idle, (2 - first) * sizeof(*req));
-	bvt_plan_work[0][0] = (struct bvt_plan_slot){
-		0, req[nr - 1].period, NULL };
-	n = bvt_plan_build(bvt_plan_work[0], bvt_plan_work[1], 1, &req[first],
-			   nr - first, &out);
-	plan = n < 0 ? ERR_PTR(n) :
-	       bvt_plan_alloc(out, n, req[nr - 1].period, new->period) ?:
-	       ERR_PTR(-ENOMEM);
+	nr_idle = bvt_plan_idle_reqs(cpu, req[2].period, idle);
+	first = 2 - nr_idle;
+	memcpy(&req[first], idle, nr_idle * sizeof(*req));
+	plan = bvt_plan_lay(w, &rc->room, &req[first], nr - first, nr_idle,
+			    new->period);
 	kfree(req);
 	return plan;
 }
@@ -1166,6 +1607,18 @@ static inline void bvt_plan_put(struct rq *rq, struct task_struct *p) { }
  */
 static struct workqueue_struct *bvt_rsv_wq;
 
+/* Free @old, @cpu's plan if it has just ended, and the room kept for it. */
+static void bvt_plan_end(int cpu, struct bvt_plan *old)
+{
+	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
+
+	if (!old)
+		return;
+	kvfree(old);
+	kvfree(rc->room);
+	rc->room = NULL;
+}
+
 /* Free the slots of @rsv, released, and @rsv.  With bvt_rsv_mutex held. */
 static void __bvt_rsv_free(struct bvt_rsv *rsv)
 {
@@ -1202,7 +1655,7 @@ static void __bvt_rsv_free(struct bvt_rsv *rsv)
 			rq->bvt.plan_orphan = true;
 	}
 	rq_unlock_irqrestore(rq, &rf);
-	kvfree(old);
+	bvt_plan_end(rsv->cpu, old);
 	kfree_rcu(rsv, rcu);
 }
 
@@ -1232,7 +1685,7 @@ static void bvt_plan_retire_work(struct work_struct *work)
 	if (rq->bvt.plan_orphan && !rq->bvt.nr_tcs)
 		old = bvt_plan_set(rq, NULL, 0);
 	rq_unlock_irqrestore(rq, &rf);
-	kvfree(old);
+	bvt_plan_end(r->cpu, old);
 }
 
 static void bvt_plan_retire_irq_work(struct irq_work *work)
@@ -1381,6 +1834,7 @@ static void bvt_tc_rebase(struct rq *rq, const struct bvt_plan *plan,
 static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 			 u64 period)
 {
+	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
 	struct bvt_plan_req req = { amount, period, rsv };
 	struct rq *rq = cpu_rq(cpu);
 	struct bvt_plan *plan, *old;
@@ -1399,18 +1853,16 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	}
 	if (!bvt_plan_grant(old ? old->base : 0, &req))
 		return -EBUSY;
-	plan = bvt_plan_with(cpu, old, &req);
+	plan = bvt_plan_with(cpu, old, &req, &keep);
 	if (IS_ERR(plan))
 		return PTR_ERR(plan);
-	/* A plan laid over the old one keeps its epoch and its slots. */
-	keep = old && plan->base == old->base && req.period >= old->hyper;
 
 	rq_lock_irqsave(rq, &rf);
 	now = ktime_get_ns();
 	epoch = keep ? rq->bvt.plan_epoch : now;
 	if (!bvt_tc_fit(rq, plan, epoch, now, NULL)) {
 		rq_unlock_irqrestore(rq, &rf);
-		kvfree(plan);
+		bvt_plan_room_put(&rc->room, plan);
 		return -EBUSY;
 	}
 	bvt_tc_rebase(rq, plan, epoch, now);
@@ -1424,7 +1876,7 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	old = bvt_plan_set(rq, plan, epoch);
 	rq_unlock_irqrestore(rq, &rf);
 	if (old != per_cpu(bvt_idle_plan, cpu))
-		kvfree(old);
+		bvt_plan_room_put(&rc->room, old);
 	return 0;
 }
 
@@ -2446,11 +2898,7 @@ static int __init bvt_rsv_init(void)
 	u64 t;
 
 	bvt_rsv_wq = alloc_workqueue("bvt_rsv", WQ_UNBOUND, 0);
-	bvt_plan_work[0] = kvcalloc(BVT_PLAN_SLOTS, sizeof(struct bvt_plan_slot),
-				    GFP_KERNEL);
-	bvt_plan_work[1] = kvcalloc(BVT_PLAN_SLOTS, sizeof(struct bvt_plan_slot),
-				    GFP_KERNEL);
-	if (!bvt_rsv_wq || !bvt_plan_work[0] || !bvt_plan_work[1])
+	if (!bvt_rsv_wq)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		struct bvt_plan_retire *r = per_cpu_ptr(&bvt_plan_retire, cpu);
@@ -2465,9 +2913,9 @@ static int __init bvt_rsv_init(void)
 			slots[i] = (struct bvt_plan_slot){
 				t, t + idle[i].amount, idle[i].owner };
 		slots[n] = (struct bvt_plan_slot){ t, 10 * NSEC_PER_MSEC, NULL };
-		per_cpu(bvt_idle_plan, cpu) = bvt_plan_alloc(slots, n + 1,
+		per_cpu(bvt_idle_plan, cpu) = bvt_plan_alloc(NULL, slots, n + 1,
 							     10 * NSEC_PER_MSEC,
-							     0);
+							     0, 0);
 		if (!per_cpu(bvt_idle_plan, cpu))
 			return -ENOMEM;
 	}
