@@ -711,16 +711,21 @@ static int bvt_plan_write(struct bvt_plan_slot *out, unsigned int max,
 			  bool idle)
 {
 	unsigned int i, k = 0, nr = 0;
+	u64 base = 0, free = 0, s, e;
 	struct bvt_rsv *owner;
-	u64 base = 0, s, e;
 	int err;
 
 	for (i = 0; i < n; i++) {
+		/*
+		 * A slot kept: as it was, but for the free time before it.
+		 * It follows none of its owner (a plan's slots are merged,
+		 * and the marks are for others).
+		 */
 		if (!bvt_plan_open(&in[i], idle)) {
-			err = bvt_plan_append(out, &nr, max, in[i].start,
-					      in[i].end, in[i].owner);
-			if (err)
-				return err;
+			if (nr == max)
+				return -ENOSPC;
+			out[nr] = in[i];
+			out[nr++].free_before = free;
 			continue;
 		}
 		for (s = in[i].start; s < in[i].end; s = e) {
@@ -741,6 +746,8 @@ static int bvt_plan_write(struct bvt_plan_slot *out, unsigned int max,
 			err = bvt_plan_append(out, &nr, max, s, e, owner);
 			if (err)
 				return err;
+			if (!owner)
+				free += e - s;
 		}
 	}
 	return nr;
