@@ -276,7 +276,7 @@ static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
  */
 static inline bool bvt_planned(struct rq *rq)
 {
-	return rq->bvt.plan || rq->bvt.nr_qas;
+	return rq->bvt.pl.plan || rq->bvt.pl.nr_qas;
 }
 
 static inline bool bvt_is_coop(const struct bvt_level *lv)
@@ -654,7 +654,7 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
-	if (unlikely(rq->bvt.plan_curr == curr)) {
+	if (unlikely(rq->bvt.pl.curr == curr)) {
 		/* Time in the plan is not part of its run in virtual time. */
 		curr->se.prev_sum_exec_runtime += delta_exec;
 		bvt_plan_charge(rq, curr, delta_exec);
@@ -832,7 +832,7 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 	u64 part = bvt_qas_of(p) ? bvt_qas_left(p) : 0;
 	u64 left, outsider;
 
-	if (unlikely(rq->bvt.plan_curr == p))
+	if (unlikely(rq->bvt.pl.curr == p))
 		return min_not_zero(bvt_tc_left(rq, p), part);
 	left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
 	left = min_not_zero(left, part);
@@ -1058,7 +1058,7 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 			resched_curr(rq);
 			return;
 		}
-		if (rq->bvt.plan_curr == curr)
+		if (rq->bvt.pl.curr == curr)
 			return;
 	}
 	if (curr->sched_class != &bvt_sched_class) {
@@ -1174,14 +1174,14 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 static struct task_struct *bvt_plan_picked(struct rq *rq,
 					   struct task_struct *p)
 {
-	struct task_struct *by_plan = p == rq->bvt.plan_pick ? p : NULL;
+	struct task_struct *by_plan = p == rq->bvt.pl.pick ? p : NULL;
 
-	if (p == rq->curr && (rq->bvt.plan_curr != by_plan ||
+	if (p == rq->curr && (rq->bvt.pl.curr != by_plan ||
 			      (by_plan &&
-			       rq->bvt.plan_curr_by != rq->bvt.plan_pick_by))) {
-		rq->bvt.plan_curr = by_plan;
+			       rq->bvt.pl.curr_by != rq->bvt.pl.pick_by))) {
+		rq->bvt.pl.curr = by_plan;
 		if (by_plan)
-			rq->bvt.plan_curr_by = rq->bvt.plan_pick_by;
+			rq->bvt.pl.curr_by = rq->bvt.pl.pick_by;
 		bvt_enforce_arm(rq, &p->bvt);
 	}
 	return p;
@@ -1197,11 +1197,11 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 		return NULL;
 
 	update_curr_bvt(rq);
-	rq->bvt.plan_pick = NULL;
+	rq->bvt.pl.pick = NULL;
 	if (unlikely(bvt_planned(rq))) {
-		rq->bvt.plan_pick = bvt_plan_pick(rq);
-		if (rq->bvt.plan_pick)
-			return bvt_plan_picked(rq, rq->bvt.plan_pick);
+		rq->bvt.pl.pick = bvt_plan_pick(rq);
+		if (rq->bvt.pl.pick)
+			return bvt_plan_picked(rq, rq->bvt.pl.pick);
 		if (bvt_plan_yields(rq))
 			return NULL;
 	}
@@ -1211,7 +1211,7 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 			return NULL;
 		lv = bvt_level_of(se);
 	} while (lv);
-	if (unlikely(rq->bvt.plan_curr))
+	if (unlikely(rq->bvt.pl.curr))
 		return bvt_plan_picked(rq, bvt_task_of(se));
 	return bvt_task_of(se);
 }
@@ -1243,7 +1243,7 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
 	if (next) {
-		rq->bvt.plan_curr = NULL;
+		rq->bvt.pl.curr = NULL;
 		if (unlikely(bt->in_plan)) {
 			if (bvt_tc_of(p))
 				bvt_tc_switched(p, false);
@@ -1294,12 +1294,12 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	p->se.exec_start = rq_clock_task(rq);
 	if (first) {
 		p->se.prev_sum_exec_runtime = p->se.sum_exec_runtime;
-		rq->bvt.plan_curr = NULL;
-		if (rq->bvt.plan_pick == p) {
-			rq->bvt.plan_curr = p;
-			rq->bvt.plan_curr_by = rq->bvt.plan_pick_by;
+		rq->bvt.pl.curr = NULL;
+		if (rq->bvt.pl.pick == p) {
+			rq->bvt.pl.curr = p;
+			rq->bvt.pl.curr_by = rq->bvt.pl.pick_by;
 		}
-		rq->bvt.plan_pick = NULL;
+		rq->bvt.pl.pick = NULL;
 		if (unlikely(bvt_tc_of(p)))
 			bvt_tc_switched(p, true);
 	}
@@ -1382,7 +1382,7 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 	cpufreq_update_util(rq, 0);
 	if (unlikely(bvt_planned(rq))) {
 		/* The plan's timers end reserved, constraint and part time. */
-		if (rq->bvt.plan_curr == p)
+		if (rq->bvt.pl.curr == p)
 			return;
 		if (bvt_plan_yields(rq))
 			resched_curr(rq);
@@ -1464,8 +1464,8 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 
 	bvt_forget_warp(rq, p);
 	bvt_coop_forget(bt);
-	if (rq->bvt.plan_curr == p)
-		rq->bvt.plan_curr = NULL;
+	if (rq->bvt.pl.curr == p)
+		rq->bvt.pl.curr = NULL;
 	bt->se.avt = clamp_t(s64, lag, -max, max);
 	bt->se.vt_relative = 1;
 }
@@ -2045,26 +2045,26 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	INIT_LIST_HEAD(&bvt_rq->warp_waiting);
 	hrtimer_init(&bvt_rq->warp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->warp_timer.function = bvt_warp_timer_fn;
-	bvt_rq->plan = NULL;
-	bvt_rq->plan_orphan = false;
-	bvt_rq->slot_owner = NULL;
-	bvt_rq->tcs = RB_ROOT_CACHED;
-	bvt_rq->nr_tcs = 0;
-	bvt_rq->qas_parts = RB_ROOT_CACHED;
-	bvt_rq->nr_qas = 0;
-	bvt_rq->plan_pick = NULL;
-	bvt_rq->plan_curr = NULL;
-	bvt_rq->plan_pick_by = BVT_PLAN_RSV;
-	bvt_rq->plan_curr_by = BVT_PLAN_RSV;
-	bvt_rq->home_push = NULL;
-	bvt_rq->plan_parked = false;
-	hrtimer_init(&bvt_rq->plan_timer, CLOCK_MONOTONIC,
+	bvt_rq->pl.plan = NULL;
+	bvt_rq->pl.orphan = false;
+	bvt_rq->pl.slot_owner = NULL;
+	bvt_rq->pl.tcs = RB_ROOT_CACHED;
+	bvt_rq->pl.nr_tcs = 0;
+	bvt_rq->pl.qas_parts = RB_ROOT_CACHED;
+	bvt_rq->pl.nr_qas = 0;
+	bvt_rq->pl.pick = NULL;
+	bvt_rq->pl.curr = NULL;
+	bvt_rq->pl.pick_by = BVT_PLAN_RSV;
+	bvt_rq->pl.curr_by = BVT_PLAN_RSV;
+	bvt_rq->pl.home_push = NULL;
+	bvt_rq->pl.parked = false;
+	hrtimer_init(&bvt_rq->pl.timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_ABS_PINNED_HARD);
-	bvt_rq->plan_timer.function = bvt_plan_timer_fn;
+	bvt_rq->pl.timer.function = bvt_plan_timer_fn;
 #ifdef CONFIG_SMP
 	INIT_CSD(&bvt_rq->enforce_csd, bvt_enforce_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
-	INIT_CSD(&bvt_rq->plan_csd, bvt_plan_csd_fn,
+	INIT_CSD(&bvt_rq->pl.csd, bvt_plan_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
 #endif
 }

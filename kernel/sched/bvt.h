@@ -221,7 +221,7 @@ struct bvt_rsv {
 
 /* A thread's time constraint (qas.c): CLOCK_MONOTONIC ns. */
 struct bvt_tc {
-	struct rb_node			node;		/* in bvt_rq::tcs */
+	struct rb_node			node;		/* in bvt_plan_level::tcs */
 	struct task_struct		*task;
 	int				cpu;		/* accepted on; -1: none */
 	unsigned int			active;		/* begun, not ended */
@@ -265,7 +265,7 @@ struct bvt_qas_part {
  * rq lock; allocated by its first BVT_CTL_QAS_PERIOD, freed at its exit.
  */
 struct bvt_qas {
-	struct rb_node			node;		/* in bvt_rq::qas_parts */
+	struct rb_node			node;		/* in bvt_plan_level::qas_parts */
 	struct task_struct		*task;
 	struct hrtimer			timer;		/* at period starts */
 	u64				period;
@@ -303,7 +303,7 @@ struct bvt_plan_slot {
 	u64				free_before;	/* in the slots before */
 };
 
-/* Why the plan runs a thread (bvt_rq::plan_pick_by, plan_curr_by). */
+/* Why the plan runs a thread (bvt_plan_level::pick_by, curr_by). */
 enum bvt_plan_by {
 	BVT_PLAN_RSV,		/* its reserved slot */
 	BVT_PLAN_TC,		/* its accepted constraint, in free time */
@@ -352,6 +352,41 @@ enum bvt_migrate_reason {
 	BVT_MIGRATE_PLAN,	/* to its reservation's or constraint's CPU */
 };
 
+/*
+ * A CPU's plan (qas.c) and what it runs: reserved slots, then accepted
+ * time constraints by EDF in free time, then QAS parts by rank, before
+ * the BVT tree.  plan NULL: none.
+ */
+struct bvt_plan_level {
+	struct bvt_plan			*plan;
+	u64				epoch;		/* CLOCK_MONOTONIC */
+	unsigned int			slot;		/* the current one */
+	u64				slot_end;	/* CLOCK_MONOTONIC */
+	struct bvt_rsv			*slot_owner;	/* of the current slot */
+	struct hrtimer			timer;		/* at slot_end */
+#ifdef CONFIG_SMP
+	call_single_data_t		csd;		/* arms it on its CPU */
+#endif
+	bool				parked;		/* its CPU is offline */
+	/* no reservation left on it: kept for its constraints until they end */
+	bool				orphan;
+	struct rb_root_cached		tcs;		/* accepted, by deadline */
+	unsigned int			nr_tcs;
+	/*
+	 * What the plan picked, and what runs by it (not charged in A), and
+	 * by what: BVT_PLAN_RSV, BVT_PLAN_TC or BVT_PLAN_QAS.
+	 */
+	struct task_struct		*pick;
+	struct task_struct		*curr;
+	enum bvt_plan_by		pick_by;
+	enum bvt_plan_by		curr_by;
+	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
+	struct task_struct		*home_push;
+	/* threads in a QAS part (qas_set.c), runnable here, by rank */
+	struct rb_root_cached		qas_parts;
+	unsigned int			nr_qas;
+};
+
 /* The per-CPU part of SCHED_BVT, in struct rq. */
 struct bvt_rq {
 	struct bvt_level		root;		/* reserved effort */
@@ -370,34 +405,8 @@ struct bvt_rq {
 	/* asks the CPU to update its enforce_timer (see bvt_enforce_arm()) */
 	call_single_data_t		enforce_csd;
 #endif
-	/* reservations and time constraints (qas.c); plan NULL: none */
-	struct bvt_plan			*plan;
-	u64				plan_epoch;	/* CLOCK_MONOTONIC */
-	unsigned int			slot;		/* the current one */
-	u64				slot_end;	/* CLOCK_MONOTONIC */
-	struct bvt_rsv			*slot_owner;	/* of the current slot */
-	struct hrtimer			plan_timer;	/* at slot_end */
-#ifdef CONFIG_SMP
-	call_single_data_t		plan_csd;	/* arms it on its CPU */
-#endif
-	bool				plan_parked;	/* its CPU is offline */
-	struct rb_root_cached		tcs;		/* accepted, by deadline */
-	unsigned int			nr_tcs;
-	/* no reservation left on it: kept for its constraints until they end */
-	bool				plan_orphan;
-	/*
-	 * What the plan picked, and what runs by it (not charged in A), and
-	 * by what: BVT_PLAN_RSV, BVT_PLAN_TC or BVT_PLAN_QAS.
-	 */
-	struct task_struct		*plan_pick;
-	struct task_struct		*plan_curr;
-	enum bvt_plan_by		plan_pick_by;
-	enum bvt_plan_by		plan_curr_by;
-	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
-	struct task_struct		*home_push;
-	/* threads in a QAS part (qas_set.c), runnable here, by rank */
-	struct rb_root_cached		qas_parts;
-	unsigned int			nr_qas;
+	/* what runs first: reserved slots, constraints, QAS parts */
+	struct bvt_plan_level		pl;
 };
 
 #ifdef CONFIG_SCHED_BVT

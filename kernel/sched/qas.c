@@ -1057,7 +1057,7 @@ static inline struct task_struct *bvt_rsv_task(const struct bvt_rsv *owner)
  */
 static inline struct bvt_rsv *bvt_plan_owner(struct rq *rq)
 {
-	return rq->bvt.slot_owner;
+	return rq->bvt.pl.slot_owner;
 }
 
 /*
@@ -1069,36 +1069,37 @@ static inline struct bvt_rsv *bvt_plan_owner(struct rq *rq)
 static void bvt_plan_seek(struct rq *rq, u64 now)
 {
 	struct bvt_rq *brq = &rq->bvt;
-	struct bvt_plan *plan = brq->plan;
+	struct bvt_plan *plan = brq->pl.plan;
 	u64 off, n;
 
-	if (now < brq->slot_end)
+	if (now < brq->pl.slot_end)
 		return;
-	if (now - brq->slot_end < plan->slots[brq->slot].end -
-				  plan->slots[brq->slot].start) {
+	if (now - brq->pl.slot_end < plan->slots[brq->pl.slot].end -
+				  plan->slots[brq->pl.slot].start) {
 		/* On time, or nearly: the next slot, or the one after. */
 		do {
-			if (++brq->slot == plan->nr_slots) {
-				brq->slot = 0;
-				brq->plan_epoch += plan->hyper;
+			if (++brq->pl.slot == plan->nr_slots) {
+				brq->pl.slot = 0;
+				brq->pl.epoch += plan->hyper;
 			}
-			brq->slot_end = brq->plan_epoch +
-					plan->slots[brq->slot].end;
-		} while (brq->slot_end <= now);
+			brq->pl.slot_end = brq->pl.epoch +
+					plan->slots[brq->pl.slot].end;
+		} while (brq->pl.slot_end <= now);
 		return;
 	}
 	/* Late by more than a slot: straight to where the plan is now. */
-	n = div64_u64_rem(now - brq->plan_epoch, plan->hyper, &off);
-	brq->plan_epoch += n * plan->hyper;
-	brq->slot = bvt_plan_find(plan, off);
-	brq->slot_end = brq->plan_epoch + plan->slots[brq->slot].end;
+	n = div64_u64_rem(now - brq->pl.epoch, plan->hyper, &off);
+	brq->pl.epoch += n * plan->hyper;
+	brq->pl.slot = bvt_plan_find(plan, off);
+	brq->pl.slot_end = brq->pl.epoch + plan->slots[brq->pl.slot].end;
 }
 
 /* Seek, and publish the new slot's owner. */
 static void bvt_plan_seek_owner(struct rq *rq, u64 now)
 {
 	bvt_plan_seek(rq, now);
-	WRITE_ONCE(rq->bvt.slot_owner, rq->bvt.plan->slots[rq->bvt.slot].owner);
+	WRITE_ONCE(rq->bvt.pl.slot_owner,
+		   rq->bvt.pl.plan->slots[rq->bvt.pl.slot].owner);
 }
 
 /*
@@ -1107,14 +1108,15 @@ static void bvt_plan_seek_owner(struct rq *rq, u64 now)
  */
 static u64 bvt_plan_next(struct rq *rq)
 {
-	u64 next = rq->bvt.slot_end, now;
+	u64 next = rq->bvt.pl.slot_end, now;
 	struct rb_node *node;
 	struct bvt_tc *tc;
 
-	if (!rq->bvt.nr_tcs)
+	if (!rq->bvt.pl.nr_tcs)
 		return next;
 	now = ktime_get_ns();
-	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
+	     node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
 		if (tc->start > now && tc->start < next)
 			next = tc->start;
@@ -1130,15 +1132,15 @@ static u64 bvt_plan_next(struct rq *rq)
  */
 static void bvt_plan_arm(struct rq *rq)
 {
-	if (rq->bvt.plan_parked)
+	if (rq->bvt.pl.parked)
 		return;
 #ifdef CONFIG_SMP
 	if (rq != this_rq()) {
-		smp_call_function_single_async(cpu_of(rq), &rq->bvt.plan_csd);
+		smp_call_function_single_async(cpu_of(rq), &rq->bvt.pl.csd);
 		return;
 	}
 #endif
-	hrtimer_start(&rq->bvt.plan_timer, ns_to_ktime(bvt_plan_next(rq)),
+	hrtimer_start(&rq->bvt.pl.timer, ns_to_ktime(bvt_plan_next(rq)),
 		      HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
@@ -1151,14 +1153,14 @@ static void bvt_plan_arm(struct rq *rq)
  */
 void bvt_plan_park(struct rq *rq)
 {
-	rq->bvt.plan_parked = true;
-	hrtimer_try_to_cancel(&rq->bvt.plan_timer);
+	rq->bvt.pl.parked = true;
+	hrtimer_try_to_cancel(&rq->bvt.pl.timer);
 }
 
 void bvt_plan_unpark(struct rq *rq)
 {
-	rq->bvt.plan_parked = false;
-	if (rq->bvt.plan) {
+	rq->bvt.pl.parked = false;
+	if (rq->bvt.pl.plan) {
 		bvt_plan_seek_owner(rq, ktime_get_ns());
 		bvt_plan_arm(rq);
 	}
@@ -1171,7 +1173,7 @@ static void bvt_plan_csd_fn(void *arg)
 	struct rq_flags rf;
 
 	rq_lock(rq, &rf);
-	if (rq->bvt.plan)
+	if (rq->bvt.pl.plan)
 		bvt_plan_arm(rq);
 	rq_unlock(rq, &rf);
 }
@@ -1185,20 +1187,20 @@ static void bvt_plan_csd_fn(void *arg)
 static struct bvt_plan *bvt_plan_set(struct rq *rq, struct bvt_plan *plan,
 				     u64 epoch)
 {
-	struct bvt_plan *old = rq->bvt.plan;
+	struct bvt_plan *old = rq->bvt.pl.plan;
 
-	rq->bvt.plan = plan;
-	rq->bvt.plan_orphan = false;
+	rq->bvt.pl.plan = plan;
+	rq->bvt.pl.orphan = false;
 	/* What runs is picked again, by the new plan. */
 	resched_curr(rq);
 	if (!plan) {
-		WRITE_ONCE(rq->bvt.slot_owner, NULL);
-		hrtimer_try_to_cancel(&rq->bvt.plan_timer);
+		WRITE_ONCE(rq->bvt.pl.slot_owner, NULL);
+		hrtimer_try_to_cancel(&rq->bvt.pl.timer);
 		return old;
 	}
-	rq->bvt.plan_epoch = epoch;
-	rq->bvt.slot = 0;
-	rq->bvt.slot_end = epoch + plan->slots[0].end;
+	rq->bvt.pl.epoch = epoch;
+	rq->bvt.pl.slot = 0;
+	rq->bvt.pl.slot_end = epoch + plan->slots[0].end;
 	bvt_plan_seek_owner(rq, ktime_get_ns());
 	bvt_plan_arm(rq);
 	return old;
@@ -1227,7 +1229,7 @@ static void bvt_rsv_trace_slot(struct rq *rq, struct task_struct *ran)
 		pid = p ? p->pid : 0;
 	}
 	trace_sched_bvt_rsv_slot(cpu_of(rq), pid,
-				 rq->bvt.slot_end - ktime_get_ns(),
+				 rq->bvt.pl.slot_end - ktime_get_ns(),
 				 ran ? ran->pid : 0);
 }
 
@@ -1249,20 +1251,20 @@ static void bvt_rsv_exhausted(struct rq *rq, struct bvt_rsv *rsv)
  */
 static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 {
-	struct rq *rq = container_of(timer, struct rq, bvt.plan_timer);
+	struct rq *rq = container_of(timer, struct rq, bvt.pl.timer);
 	struct rq_flags rf;
 
 	rq_lock(rq, &rf);
-	if (rq->bvt.plan && !rq->bvt.plan_parked) {
+	if (rq->bvt.pl.plan && !rq->bvt.pl.parked) {
 		struct bvt_rsv *owner = bvt_plan_owner(rq);
 		struct task_struct *ran = NULL;
 
-		bool next_slot = ktime_get_ns() >= rq->bvt.slot_end;
+		bool next_slot = ktime_get_ns() >= rq->bvt.pl.slot_end;
 
 		update_rq_clock(rq);
 		update_curr_bvt(rq);
 		if (owner && !bvt_rsv_is_idle(owner) &&
-		    rq->bvt.plan_curr == rq->curr &&
+		    rq->bvt.pl.curr == rq->curr &&
 		    bvt_rsv_task(owner) == rq->curr)
 			ran = rq->curr;
 		/* Else a constraint starts: picking again is all there is. */
@@ -1277,7 +1279,7 @@ static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 		bvt_tc_pull(rq, &rf);
 		/* A plan kept for constraints alone, and none left: it ends. */
 		bvt_plan_tcs_gone(rq);
-		if (rq->bvt.plan && !hrtimer_is_queued(timer)) {
+		if (rq->bvt.pl.plan && !hrtimer_is_queued(timer)) {
 			/* (A plan set meanwhile was armed by its setter.) */
 			resched_curr(rq);
 			bvt_plan_arm(rq);
@@ -1306,7 +1308,7 @@ static void bvt_tc_expire(struct rq *rq, u64 now)
 	struct rb_node *node;
 	struct bvt_tc *tc;
 
-	while ((node = rb_first_cached(&rq->bvt.tcs))) {
+	while ((node = rb_first_cached(&rq->bvt.pl.tcs))) {
 		tc = rb_entry(node, struct bvt_tc, node);
 		if (now < tc->deadline)
 			break;
@@ -1324,7 +1326,8 @@ static struct task_struct *bvt_tc_pick(struct rq *rq, u64 now)
 	struct bvt_tc *tc;
 
 	bvt_tc_expire(rq, now);
-	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
+	     node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
 		if (bvt_tc_wants(tc, now) && bvt_plan_runnable(rq, tc->task))
 			return tc->task;
@@ -1349,18 +1352,18 @@ static struct task_struct *bvt_plan_pick(struct rq *rq)
 	if (owner) {
 		p = bvt_rsv_task(owner);
 		if (p && bvt_plan_runnable(rq, p)) {
-			rq->bvt.plan_pick_by = BVT_PLAN_RSV;
+			rq->bvt.pl.pick_by = BVT_PLAN_RSV;
 			return p;
 		}
 	}
-	if (!RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root)) {
+	if (!RB_EMPTY_ROOT(&rq->bvt.pl.tcs.rb_root)) {
 		p = bvt_tc_pick(rq, ktime_get_ns());
 		if (p) {
-			rq->bvt.plan_pick_by = BVT_PLAN_TC;
+			rq->bvt.pl.pick_by = BVT_PLAN_TC;
 			return p;
 		}
 	}
-	rq->bvt.plan_pick_by = BVT_PLAN_QAS;
+	rq->bvt.pl.pick_by = BVT_PLAN_QAS;
 	return bvt_qas_pick(rq);
 }
 
@@ -1386,7 +1389,7 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
 	struct bvt_tc *tc;
 
-	switch (rq->bvt.plan_curr_by) {
+	switch (rq->bvt.pl.curr_by) {
 	case BVT_PLAN_RSV:
 		if (owner && bvt_rsv_task(owner) == p)
 			owner->ran += delta;
@@ -1411,7 +1414,7 @@ static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_tc *tc = bvt_tc_of(p);
 
-	if (rq->bvt.plan_curr_by != BVT_PLAN_TC || !tc)
+	if (rq->bvt.pl.curr_by != BVT_PLAN_TC || !tc)
 		return 0;
 	return tc->left;
 }
@@ -1422,7 +1425,7 @@ static void bvt_tc_check(struct rq *rq)
 	struct task_struct *curr = rq->curr;
 	struct bvt_tc *tc = bvt_tc_of(curr);
 
-	if (rq->bvt.plan_curr == curr && rq->bvt.plan_curr_by == BVT_PLAN_TC &&
+	if (rq->bvt.pl.curr == curr && rq->bvt.pl.curr_by == BVT_PLAN_TC &&
 	    tc && !tc->left)
 		resched_curr(rq);
 }
@@ -1449,7 +1452,7 @@ static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
 	 * In free time, before a thread of the tree, a QAS part, or a later
 	 * deadline.
 	 */
-	if (rq->bvt.plan_curr != curr || rq->bvt.plan_curr_by == BVT_PLAN_QAS)
+	if (rq->bvt.pl.curr != curr || rq->bvt.pl.curr_by == BVT_PLAN_QAS)
 		return true;
 	return !bvt_tc_of(curr) || tc->deadline < bvt_tc_of(curr)->deadline;
 }
@@ -1469,7 +1472,7 @@ static int bvt_plan_home(struct task_struct *p)
 
 	if (rsv && bvt_rsv_task(rsv) == p) {
 		cpu = READ_ONCE(rsv->cpu);
-		if (READ_ONCE(cpu_rq(cpu)->bvt.slot_owner) == rsv)
+		if (READ_ONCE(cpu_rq(cpu)->bvt.pl.slot_owner) == rsv)
 			return cpu;
 	}
 	if (tc && READ_ONCE(tc->cpu) >= 0 && bvt_tc_wants(tc, ktime_get_ns()))
@@ -1536,7 +1539,8 @@ static void bvt_tc_pull(struct rq *rq, struct rq_flags *rf)
 	struct bvt_tc *tc;
 
 	bvt_tc_drop_orphans(rq);
-	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
+	     node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
 		if (bvt_tc_wants(tc, now)) {
 			p = tc->task;
@@ -1555,11 +1559,11 @@ static DEFINE_PER_CPU(struct balance_callback, bvt_home_head);
 /* Move the thread @rq put, which is to be on another CPU now, there. */
 static void bvt_push_home(struct rq *rq)
 {
-	struct task_struct *p = rq->bvt.home_push;
+	struct task_struct *p = rq->bvt.pl.home_push;
 	struct rq *dst;
 	int cpu;
 
-	rq->bvt.home_push = NULL;
+	rq->bvt.pl.home_push = NULL;
 	if (!p)
 		return;
 	cpu = bvt_plan_home(p);
@@ -1583,14 +1587,14 @@ static void bvt_plan_put(struct rq *rq, struct task_struct *p)
 {
 	int cpu;
 
-	if (rq->bvt.home_push || !task_on_rq_queued(p) ||
+	if (rq->bvt.pl.home_push || !task_on_rq_queued(p) ||
 	    rq->balance_callback == &balance_push_callback)
 		return;
 	cpu = bvt_plan_home(p);
 	if (cpu < 0 || cpu == cpu_of(rq))
 		return;
 	get_task_struct(p);
-	rq->bvt.home_push = p;
+	rq->bvt.pl.home_push = p;
 	queue_balance_callback(rq, &per_cpu(bvt_home_head, cpu_of(rq)),
 			       bvt_push_home);
 }
@@ -1637,7 +1641,7 @@ static void __bvt_rsv_free(struct bvt_rsv *rsv)
 
 	lockdep_assert_held(&bvt_rsv_mutex);
 	rq_lock_irqsave(rq, &rf);
-	plan = rq->bvt.plan;
+	plan = rq->bvt.pl.plan;
 	for (i = 0; plan && i < plan->nr_slots; i++) {
 		if (plan->slots[i].owner == rsv)
 			plan->slots[i].owner = NULL;
@@ -1647,7 +1651,8 @@ static void __bvt_rsv_free(struct bvt_rsv *rsv)
 	}
 	if (plan) {
 		bvt_plan_count_free(plan);
-		WRITE_ONCE(rq->bvt.slot_owner, plan->slots[rq->bvt.slot].owner);
+		WRITE_ONCE(rq->bvt.pl.slot_owner,
+			   plan->slots[rq->bvt.pl.slot].owner);
 	}
 	/*
 	 * No reservation left: the plan ends, or, if constraints were
@@ -1656,10 +1661,10 @@ static void __bvt_rsv_free(struct bvt_rsv *rsv)
 	 * only adds to it).
 	 */
 	if (plan && !owned && plan != per_cpu(bvt_idle_plan, rsv->cpu)) {
-		if (RB_EMPTY_ROOT(&rq->bvt.tcs.rb_root))
+		if (RB_EMPTY_ROOT(&rq->bvt.pl.tcs.rb_root))
 			old = bvt_plan_set(rq, NULL, 0);
 		else
-			rq->bvt.plan_orphan = true;
+			rq->bvt.pl.orphan = true;
 	}
 	rq_unlock_irqrestore(rq, &rf);
 	bvt_plan_end(rsv->cpu, old);
@@ -1689,7 +1694,7 @@ static void bvt_plan_retire_work(struct work_struct *work)
 
 	guard(mutex)(&bvt_rsv_mutex);
 	rq_lock_irqsave(rq, &rf);
-	if (rq->bvt.plan_orphan && !rq->bvt.nr_tcs)
+	if (rq->bvt.pl.orphan && !rq->bvt.pl.nr_tcs)
 		old = bvt_plan_set(rq, NULL, 0);
 	rq_unlock_irqrestore(rq, &rf);
 	bvt_plan_end(r->cpu, old);
@@ -1710,11 +1715,11 @@ static void bvt_plan_retire_irq_work(struct irq_work *work)
  */
 static void bvt_plan_tcs_gone(struct rq *rq)
 {
-	if (rq->bvt.nr_tcs || !rq->bvt.plan)
+	if (rq->bvt.pl.nr_tcs || !rq->bvt.pl.plan)
 		return;
-	if (rq->bvt.plan == per_cpu(bvt_idle_plan, cpu_of(rq)))
+	if (rq->bvt.pl.plan == per_cpu(bvt_idle_plan, cpu_of(rq)))
 		bvt_plan_set(rq, NULL, 0);
-	else if (rq->bvt.plan_orphan)
+	else if (rq->bvt.pl.orphan)
 		irq_work_queue(&per_cpu(bvt_plan_retire, cpu_of(rq)).irq_work);
 }
 
@@ -1849,7 +1854,7 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	u64 epoch, now;
 	bool keep;
 
-	old = rq->bvt.plan;	/* stable: only changed under the mutex */
+	old = rq->bvt.pl.plan;	/* stable: only changed under the mutex */
 	if (old == per_cpu(bvt_idle_plan, cpu))
 		old = NULL;
 	/* A QAS mandatory part is granted anew from what it needs. */
@@ -1866,7 +1871,7 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 
 	rq_lock_irqsave(rq, &rf);
 	now = ktime_get_ns();
-	epoch = keep ? rq->bvt.plan_epoch : now;
+	epoch = keep ? rq->bvt.pl.epoch : now;
 	if (!bvt_tc_fit(rq, plan, epoch, now, NULL)) {
 		rq_unlock_irqrestore(rq, &rf);
 		bvt_plan_room_put(&rc->room, plan);
@@ -1903,8 +1908,8 @@ static inline bool bvt_tc_before(struct rb_node *a, const struct rb_node *b)
 /* Does @tc's thread run on @rq by it now? */
 static inline bool bvt_tc_runs(struct rq *rq, const struct bvt_tc *tc)
 {
-	return rq->bvt.plan_curr == tc->task &&
-	       rq->bvt.plan_curr_by == BVT_PLAN_TC;
+	return rq->bvt.pl.curr == tc->task &&
+	       rq->bvt.pl.curr_by == BVT_PLAN_TC;
 }
 
 /*
@@ -1914,8 +1919,8 @@ static inline bool bvt_tc_runs(struct rq *rq, const struct bvt_tc *tc)
  */
 static void __bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
 {
-	rb_erase_cached(&tc->node, &rq->bvt.tcs);
-	rq->bvt.nr_tcs--;
+	rb_erase_cached(&tc->node, &rq->bvt.pl.tcs);
+	rq->bvt.pl.nr_tcs--;
 	WRITE_ONCE(tc->cpu, -1);
 	if (missed) {
 		tc->missed = 1;
@@ -1944,15 +1949,15 @@ static void bvt_tc_unqueue(struct rq *rq, struct bvt_tc *tc, bool missed)
 static u64 bvt_tc_left_under(struct rq *rq, const struct bvt_tc *tc,
 			     const struct bvt_plan *plan, u64 epoch, u64 now)
 {
-	const struct bvt_plan *cur = rq->bvt.plan;
+	const struct bvt_plan *cur = rq->bvt.pl.plan;
 	struct bvt_rsv *rsv = bvt_rsv_of(tc->task);
 	u64 from = max(tc->start, now), was, will;
 
 	if (!rsv || rsv->cpu != cpu_of(rq) || !cur || plan == cur ||
 	    tc->deadline <= from)
 		return tc->left;
-	was = bvt_plan_owned_in(cur, rsv, from - rq->bvt.plan_epoch,
-				tc->deadline - rq->bvt.plan_epoch);
+	was = bvt_plan_owned_in(cur, rsv, from - rq->bvt.pl.epoch,
+				tc->deadline - rq->bvt.pl.epoch);
 	will = bvt_plan_owned_in(plan, rsv, from - epoch, tc->deadline - epoch);
 	return tc->left + was > will ? tc->left + was - will : 0;
 }
@@ -1964,7 +1969,8 @@ static void bvt_tc_rebase(struct rq *rq, const struct bvt_plan *plan,
 	struct rb_node *node;
 	struct bvt_tc *tc;
 
-	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
+	     node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
 		tc->left = bvt_tc_left_under(rq, tc, plan, epoch, now);
 	}
@@ -1999,7 +2005,7 @@ static void bvt_tc_drop_orphans(struct rq *rq)
 	struct rb_node *node, *next;
 	struct bvt_tc *tc;
 
-	for (node = rb_first_cached(&rq->bvt.tcs); node; node = next) {
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node; node = next) {
 		next = rb_next(node);
 		tc = rb_entry(node, struct bvt_tc, node);
 		if (bvt_tc_orphaned(tc))
@@ -2033,7 +2039,8 @@ static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 	u64 left;
 
 	bvt_tc_drop_orphans(rq);
-	for (node = rb_first_cached(&rq->bvt.tcs); node; node = rb_next(node)) {
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
+	     node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
 		if (tc->deadline <= now)
 			continue;
@@ -2085,8 +2092,8 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 
 	rq_lock_irqsave(rq, &rf);
 	now = ktime_get_ns();
-	plan = rq->bvt.plan;
-	epoch = plan ? rq->bvt.plan_epoch : now;
+	plan = rq->bvt.pl.plan;
+	epoch = plan ? rq->bvt.pl.epoch : now;
 	if (!plan)
 		plan = per_cpu(bvt_idle_plan, cpu);
 	/* A CPU going down takes none (bvt_rsv_cpu_inactive()). */
@@ -2105,17 +2112,17 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 					tc->deadline - epoch);
 	tc->left = estimate > own ? estimate - own : 0;
 	bvt_tc_drop_orphans(rq);
-	if (rq->bvt.nr_tcs >= BVT_TC_MAX ||
+	if (rq->bvt.pl.nr_tcs >= BVT_TC_MAX ||
 	    !bvt_tc_fit(rq, plan, epoch, now, tc)) {
 		/* Its refusal may have taken an orphan off the last. */
 		bvt_plan_tcs_gone(rq);
 		rq_unlock_irqrestore(rq, &rf);
 		return false;
 	}
-	if (!rq->bvt.plan)
+	if (!rq->bvt.pl.plan)
 		bvt_plan_set(rq, plan, now);
-	rb_add_cached(&tc->node, &rq->bvt.tcs, bvt_tc_before);
-	rq->bvt.nr_tcs++;
+	rb_add_cached(&tc->node, &rq->bvt.pl.tcs, bvt_tc_before);
+	rq->bvt.pl.nr_tcs++;
 	WRITE_ONCE(tc->cpu, cpu);
 	/* A start ahead wants the timer then. */
 	if (tc->start > now)
@@ -2661,7 +2668,7 @@ int bvt_rsv_cpu_inactive(unsigned int cpu)
 	if (ret)
 		return ret;
 	scoped_guard(rq_lock_irqsave, rq) {
-		while ((node = rb_first_cached(&rq->bvt.tcs)))
+		while ((node = rb_first_cached(&rq->bvt.pl.tcs)))
 			bvt_tc_unqueue(rq, rb_entry(node, struct bvt_tc, node),
 				       true);
 		bvt_plan_tcs_gone(rq);

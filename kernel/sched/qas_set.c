@@ -79,9 +79,9 @@ static void bvt_qas_unqueue(struct rq *rq, struct bvt_qas *qas)
 {
 	if (!qas->queued)
 		return;
-	rb_erase_cached(&qas->node, &rq->bvt.qas_parts);
+	rb_erase_cached(&qas->node, &rq->bvt.pl.qas_parts);
 	qas->queued = 0;
-	rq->bvt.nr_qas--;
+	rq->bvt.pl.nr_qas--;
 }
 
 /* Queue @qas's thread, runnable on @rq, by the rank of its part. */
@@ -89,9 +89,9 @@ static void bvt_qas_queue(struct rq *rq, struct bvt_qas *qas)
 {
 	if (qas->queued || !bvt_qas_in_part(qas))
 		return;
-	rb_add_cached(&qas->node, &rq->bvt.qas_parts, bvt_qas_before);
+	rb_add_cached(&qas->node, &rq->bvt.pl.qas_parts, bvt_qas_before);
 	qas->queued = 1;
-	rq->bvt.nr_qas++;
+	rq->bvt.pl.nr_qas++;
 }
 
 /* @p, on @rq locked, changed part: requeue it by its new one. */
@@ -118,7 +118,7 @@ static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p)
 /* The thread of @rq whose part comes first (bvt_plan_pick()). */
 static struct task_struct *bvt_qas_pick(struct rq *rq)
 {
-	struct rb_node *node = rb_first_cached(&rq->bvt.qas_parts);
+	struct rb_node *node = rb_first_cached(&rq->bvt.pl.qas_parts);
 
 	return node ? rb_entry(node, struct bvt_qas, node)->task : NULL;
 }
@@ -136,7 +136,7 @@ static bool bvt_qas_wants(struct rq *rq, struct task_struct *p)
 		return false;
 	if (rq->curr->sched_class != &bvt_sched_class)
 		return sched_class_above(&bvt_sched_class, rq->curr->sched_class);
-	if (rq->bvt.plan_curr != rq->curr)
+	if (rq->bvt.pl.curr != rq->curr)
 		return true;
 	cq = bvt_qas_of(rq->curr);
 	return !cq || !cq->queued || bvt_qas_rank(qas) < bvt_qas_rank(cq);
