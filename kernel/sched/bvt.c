@@ -192,6 +192,18 @@ static inline struct bvt_tc *bvt_tc_of(const struct task_struct *p)
 	return unlikely(pt) ? READ_ONCE(pt->tc) : NULL;
 }
 
+/*
+ * Has @p a CPU its plan may want it on: a reservation, or a constraint
+ * accepted there?  A constraint that ended, which its thread keeps until
+ * exit, has none.
+ */
+static inline bool bvt_plan_homed(const struct task_struct *p)
+{
+	struct bvt_tc *tc = bvt_tc_of(p);
+
+	return bvt_rsv_of(p) || (tc && READ_ONCE(tc->cpu) >= 0);
+}
+
 static inline struct bvt_qas *bvt_qas_of(const struct task_struct *p)
 {
 	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
@@ -1247,7 +1259,7 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 		if (unlikely(bt->in_plan)) {
 			if (bvt_tc_of(p))
 				bvt_tc_switched(p, false);
-			if (bvt_rsv_of(p) || bvt_tc_of(p))
+			if (bvt_plan_homed(p))
 				bvt_plan_put(rq, p);
 		}
 	}
@@ -1670,7 +1682,7 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 	/* In its reserved time or its constraint's, to its plan's CPU. */
-	if (unlikely(bvt_rsv_of(p) || bvt_tc_of(p))) {
+	if (unlikely(bvt_plan_homed(p))) {
 		cpu = bvt_plan_home(p);
 		if (cpu >= 0 && bvt_cpu_usable(p, cpu))
 			return cpu;
