@@ -1016,6 +1016,28 @@ static bool bvt_test_plan_holds(const struct bvt_plan *plan,
 	return true;
 }
 
+/*
+ * Figure 4-5's plan: 1/10 ms for @r[0], 4/20 for @r[1], 16/40 for @r[2],
+ * each held in every period, and 2 ms free in every 10 ms.
+ */
+static void bvt_test_plan_fig45(struct kunit *test,
+				const struct bvt_plan *plan,
+				const struct bvt_rsv *r)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	u64 t;
+
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[0], 1 * ms,
+						    10 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[1], 4 * ms,
+						    20 * ms));
+	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[2], 16 * ms,
+						    40 * ms));
+	for (t = 0; t < plan->hyper; t += 10 * ms)
+		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t, t + 10 * ms),
+				2 * ms);
+}
+
 KUNIT_DEFINE_ACTION_WRAPPER(bvt_test_work_free, bvt_plan_work_free,
 			    struct bvt_plan_work *);
 KUNIT_DEFINE_ACTION_WRAPPER(bvt_test_kvfree, kvfree, const void *);
@@ -1066,23 +1088,15 @@ static void bvt_test_rsv_plan(struct kunit *test)
 	/* Each owner's amount in each of its periods, and 8 ms left free. */
 	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &bvt_idle_rsv,
 						    1 * ms, 10 * ms));
-	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[1], 1 * ms,
-						    10 * ms));
-	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[2], 4 * ms,
-						    20 * ms));
-	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[3], 16 * ms,
-						    40 * ms));
+	bvt_test_plan_fig45(test, plan, &r[1]);
 	KUNIT_EXPECT_EQ(test, plan->hyper, 40 * ms);
 	KUNIT_EXPECT_EQ(test, plan->shortest, 10 * ms);
 	KUNIT_EXPECT_EQ(test, plan->free, 8 * ms);
 	KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, 0, 80 * ms), 16 * ms);
-	/* Spread: 2 ms free in every 10 ms, right after the idle's 1 ms. */
-	for (t = 0; t < 40 * ms; t += 10 * ms) {
-		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t, t + 10 * ms),
-				2 * ms);
+	/* Spread: the 2 ms free of every 10 ms right after the idle's 1 ms. */
+	for (t = 0; t < 40 * ms; t += 10 * ms)
 		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t + 1 * ms,
 						       t + 3 * ms), 2 * ms);
-	}
 
 	/* A full CPU fits exactly; a nanosecond more does not. */
 	req[3].amount = 24 * ms;
@@ -1238,15 +1252,7 @@ static void bvt_test_rsv_plan_level(struct kunit *test)
 	}
 	bvt_test_plan_keep(test, plan);
 	KUNIT_EXPECT_EQ(test, plan->shortest, 10 * ms);
-	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[0], 1 * ms,
-						    10 * ms));
-	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[1], 4 * ms,
-						    20 * ms));
-	KUNIT_EXPECT_TRUE(test, bvt_test_plan_holds(plan, &r[2], 16 * ms,
-						    40 * ms));
-	for (t = 0; t < 40 * ms; t += 10 * ms)
-		KUNIT_EXPECT_EQ(test, bvt_plan_free_in(plan, t, t + 10 * ms),
-				2 * ms);
+	bvt_test_plan_fig45(test, plan, r);
 	for (t = 0; t < 40 * ms; t += 100 * NSEC_PER_USEC) {
 		need = (struct bvt_tc_need){ t, t + 10 * ms, 1 * ms };
 		KUNIT_EXPECT_TRUE_MSG(test, bvt_tc_feasible(plan, &need, 1, 0),

@@ -120,16 +120,16 @@ static bool bvt_plan_grant(u64 base, struct bvt_plan_req *req)
 }
 
 /*
- * Append [@start, @end) of @owner to @out, merged with the last slot, and
- * count the free time before it.
+ * Append [@start, @end) of @owner to @out, merged with the last slot; a
+ * new slot has @free_before of free time before it.
  */
 static __always_inline int bvt_plan_append(struct bvt_plan_slot *out,
 					   unsigned int *nr, unsigned int max,
 					   u64 start, u64 end,
-					   struct bvt_rsv *owner)
+					   struct bvt_rsv *owner,
+					   u64 free_before)
 {
 	struct bvt_plan_slot *last = *nr ? &out[*nr - 1] : NULL;
-	u64 free = 0;
 
 	if (last && last->owner == owner && last->end == start) {
 		last->end = end;
@@ -137,10 +137,7 @@ static __always_inline int bvt_plan_append(struct bvt_plan_slot *out,
 	}
 	if (*nr == max)
 		return -ENOSPC;
-	if (last)
-		free = last->free_before +
-		       (last->owner ? 0 : last->end - last->start);
-	out[(*nr)++] = (struct bvt_plan_slot){ start, end, owner, free };
+	out[(*nr)++] = (struct bvt_plan_slot){ start, end, owner, free_before };
 	return 0;
 }
 
@@ -388,7 +385,9 @@ static int bvt_plan_idle_reqs(int cpu, u64 period, struct bvt_plan_req *req)
 /*
  * Repeat the @n slots of @a, a plan of hyperperiod @hyper, into @b until
  * @longer, a multiple of @hyper; with @drop, a released reservation's
- * slots as free.  Returns the number of slots, or -ENOSPC.
+ * slots as free.  For bvt_plan_fold() and bvt_plan_write(), which do not
+ * read the free time before the slots.  Returns the number of slots, or
+ * -ENOSPC.
  */
 static int bvt_plan_repeat(struct bvt_plan_slot *b,
 			   const struct bvt_plan_slot *a, unsigned int n,
@@ -404,7 +403,7 @@ static int bvt_plan_repeat(struct bvt_plan_slot *b,
 					      base + a[i].start,
 					      base + a[i].end,
 					      drop ? bvt_plan_kept_owner(&a[i]) :
-						     a[i].owner);
+						     a[i].owner, 0);
 			if (err)
 				return err;
 		}
@@ -743,7 +742,8 @@ static int bvt_plan_write(struct bvt_plan_slot *out, unsigned int max,
 						       in[i].end) : in[i].end;
 				owner = NULL;
 			}
-			err = bvt_plan_append(out, &nr, max, s, e, owner);
+			err = bvt_plan_append(out, &nr, max, s, e, owner,
+					      free);
 			if (err)
 				return err;
 			if (!owner)
