@@ -192,18 +192,6 @@ static inline struct bvt_tc *bvt_tc_of(const struct task_struct *p)
 	return unlikely(pt) ? READ_ONCE(pt->tc) : NULL;
 }
 
-/*
- * Has @p a CPU its plan may want it on: a reservation, or a constraint
- * accepted there?  A constraint that ended, which its thread keeps until
- * exit, has none.
- */
-static inline bool bvt_plan_homed(const struct task_struct *p)
-{
-	struct bvt_tc *tc = bvt_tc_of(p);
-
-	return bvt_rsv_of(p) || (tc && READ_ONCE(tc->cpu) >= 0);
-}
-
 static inline struct bvt_qas *bvt_qas_of(const struct task_struct *p)
 {
 	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
@@ -257,38 +245,28 @@ static void bvt_coop_free(struct task_struct *p);
 static int bvt_pbs_alloc(struct task_struct *p);
 static void bvt_pbs_free(struct task_struct *p);
 static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
-static struct task_struct *bvt_plan_pick(struct rq *rq);
-static bool bvt_plan_yields(struct rq *rq);
-static bool bvt_plan_wants(struct rq *rq, struct task_struct *p);
-static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta);
-static void bvt_plan_put(struct rq *rq, struct task_struct *p);
+/* The plan level and its threads: kernel/sched/qas.c, qas_set.c. */
+static void init_bvt_plan_level(struct bvt_plan_level *pl, struct rq *rq);
+static void bvt_plan_switched(struct rq *rq, struct task_struct *p, bool in);
 static int bvt_plan_home(struct task_struct *p);
-static u64 bvt_tc_left(struct rq *rq, struct task_struct *p);
-static void bvt_tc_check(struct rq *rq);
-static void bvt_tc_switched(struct task_struct *p, bool in);
-static void bvt_rsv_release(struct task_struct *p);
+static void bvt_plan_leave(struct task_struct *p);
 static void bvt_rsv_task_dead(struct task_struct *p);
-static void bvt_tc_lose(struct task_struct *p);
-static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer);
 static void bvt_qas_enqueued(struct rq *rq, struct task_struct *p);
 static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p);
 static u64 bvt_qas_left(struct task_struct *p);
 static void bvt_qas_check(struct rq *rq);
-static void bvt_qas_stop(struct rq *rq, struct task_struct *p);
 static void bvt_qas_exec(struct task_struct *p);
-#ifdef CONFIG_SMP
-static void bvt_plan_csd_fn(void *arg);
-#endif
 static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 				 struct bvt_level *above);
 
 /*
- * Does anything on @rq run by a plan (reservations, time constraints:
- * qas.c) or by a QAS part (qas_set.c), before the BVT tree?
+ * Is the plan level of @brq asked before the root: has it a plan
+ * (reservations, time constraints: qas.c) or a thread in a QAS part
+ * (qas_set.c)?
  */
-static inline bool bvt_planned(struct rq *rq)
+static inline bool bvt_plan_busy(const struct bvt_rq *brq)
 {
-	return rq->bvt.pl.plan || rq->bvt.pl.nr_qas;
+	return brq->pl.plan || brq->pl.nr_qas;
 }
 
 static inline bool bvt_is_coop(const struct bvt_level *lv)
@@ -666,10 +644,10 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
-	if (unlikely(rq->bvt.pl.curr == curr)) {
-		/* Time in the plan is not part of its run in virtual time. */
+	if (unlikely(rq->bvt.pl.lv.curr == &bt->se)) {
+		/* Time granted by the plan is not part of its run in A. */
 		curr->se.prev_sum_exec_runtime += delta_exec;
-		bvt_plan_charge(rq, curr, delta_exec);
+		rq->bvt.pl.lv.ops->charge(&rq->bvt.pl.lv, &bt->se, delta_exec);
 		return;
 	}
 
@@ -844,8 +822,9 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 	u64 part = bvt_qas_of(p) ? bvt_qas_left(p) : 0;
 	u64 left, outsider;
 
-	if (unlikely(rq->bvt.pl.curr == p))
-		return min_not_zero(bvt_tc_left(rq, p), part);
+	if (unlikely(rq->bvt.pl.lv.curr == &bt->se))
+		return min_not_zero(rq->bvt.pl.lv.ops->budget(&rq->bvt.pl.lv,
+							      &bt->se), part);
 	left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
 	left = min_not_zero(left, part);
 	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
@@ -919,6 +898,25 @@ static void bvt_check_limit(struct rq *rq)
 }
 
 /*
+ * Has the thread that runs on @rq by the plan level had what it grants it,
+ * or, if none does, does the level cede the CPU?
+ */
+static bool bvt_plan_done(struct rq *rq)
+{
+	struct bvt_level *lv = &rq->bvt.pl.lv;
+
+	return lv->ops->expired(lv, lv->curr) ||
+	       (!lv->curr && lv->ops->cede(lv));
+}
+
+/* End what the plan level granted the running thread, once used up. */
+static void bvt_check_granted(struct rq *rq)
+{
+	if (unlikely(rq->bvt.pl.lv.curr) && bvt_plan_done(rq))
+		resched_curr(rq);
+}
+
+/*
  * Re-armed, if need be, under the rq lock and never by returning
  * HRTIMER_RESTART: a remote change may have started it again meanwhile.
  */
@@ -933,7 +931,7 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	bvt_check_limit(rq);
 	bvt_coop_check_slice(rq);
 	bvt_coop_check_outsider(rq);
-	bvt_tc_check(rq);
+	bvt_check_granted(rq);
 	bvt_qas_check(rq);
 	bvt_enforce_rearm(rq);
 	rq_unlock(rq, &rf);
@@ -1064,15 +1062,6 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	struct task_struct *curr = rq->curr;
 	const struct bvt_entity *se, *pse;
 
-	/* Reserved, constraint and QAS part time go by the plan, not by E. */
-	if (unlikely(bvt_planned(rq))) {
-		if (bvt_plan_wants(rq, p)) {
-			resched_curr(rq);
-			return;
-		}
-		if (rq->bvt.pl.curr == curr)
-			return;
-	}
 	if (curr->sched_class != &bvt_sched_class) {
 		if (sched_class_above(&bvt_sched_class, curr->sched_class))
 			resched_curr(rq);
@@ -1080,6 +1069,17 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	}
 
 	update_curr_bvt(rq);
+	/* The levels in order: the plan's first, then the tree's. */
+	if (unlikely(bvt_plan_busy(&rq->bvt))) {
+		struct bvt_level *lv = &rq->bvt.pl.lv;
+
+		if (lv->ops->preempts(&p->bvt.se, lv->curr)) {
+			resched_curr(rq);
+			return;
+		}
+		if (lv->curr)
+			return;
+	}
 	se = &curr->bvt.se;
 	pse = &p->bvt.se;
 	bvt_find_match(&se, &pse);
@@ -1179,42 +1179,23 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 }
 
 /*
- * A pick of the task that runs already has no put and set (see
- * put_prev_set_next_task()): whether it runs by the plan, or no longer
- * does, is decided here for it.
+ * The entity to run, from the levels of @brq in order: the plan level's
+ * while it is busy, else the root's, descending to a thread.  NULL: none,
+ * or the plan level cedes the CPU to the classes below.
  */
-static struct task_struct *bvt_plan_picked(struct rq *rq,
-					   struct task_struct *p)
+static struct bvt_entity *bvt_pick_top(struct bvt_rq *brq)
 {
-	struct task_struct *by_plan = p == rq->bvt.pl.pick ? p : NULL;
-
-	if (p == rq->curr && (rq->bvt.pl.curr != by_plan ||
-			      (by_plan &&
-			       rq->bvt.pl.curr_by != rq->bvt.pl.pick_by))) {
-		rq->bvt.pl.curr = by_plan;
-		if (by_plan)
-			rq->bvt.pl.curr_by = rq->bvt.pl.pick_by;
-		bvt_enforce_arm(rq, &p->bvt);
-	}
-	return p;
-}
-
-/* From the root down, the entity with the least E, to a thread. */
-static struct task_struct *pick_task_bvt(struct rq *rq)
-{
-	struct bvt_level *lv = &rq->bvt.root;
+	struct bvt_level *lv = &brq->root;
 	struct bvt_entity *se;
 
-	if (!rq->bvt.nr_running)
-		return NULL;
-
-	update_curr_bvt(rq);
-	rq->bvt.pl.pick = NULL;
-	if (unlikely(bvt_planned(rq))) {
-		rq->bvt.pl.pick = bvt_plan_pick(rq);
-		if (rq->bvt.pl.pick)
-			return bvt_plan_picked(rq, rq->bvt.pl.pick);
-		if (bvt_plan_yields(rq))
+	brq->pl.next = NULL;
+	if (unlikely(bvt_plan_busy(brq))) {
+		se = brq->pl.lv.ops->pick(&brq->pl.lv);
+		if (se) {
+			brq->pl.next = se;
+			return se;
+		}
+		if (brq->pl.lv.ops->cede(&brq->pl.lv))
 			return NULL;
 	}
 	do {
@@ -1223,9 +1204,42 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 			return NULL;
 		lv = bvt_level_of(se);
 	} while (lv);
-	if (unlikely(rq->bvt.pl.curr))
-		return bvt_plan_picked(rq, bvt_task_of(se));
-	return bvt_task_of(se);
+	return se;
+}
+
+/*
+ * A pick of the task that runs already has no put and set (see
+ * put_prev_set_next_task()): if it now runs by another level, or by the
+ * plan for another reason, the plan level's running entity changes here.
+ */
+static void bvt_plan_repicked(struct rq *rq, struct task_struct *p)
+{
+	struct bvt_level *lv = &rq->bvt.pl.lv;
+
+	if (lv->curr)
+		bvt_put_curr(lv, lv->curr);
+	if (rq->bvt.pl.next)
+		bvt_set_curr(lv, rq->bvt.pl.next);
+	rq->bvt.pl.next = NULL;
+	bvt_enforce_arm(rq, &p->bvt);
+}
+
+static struct task_struct *pick_task_bvt(struct rq *rq)
+{
+	struct bvt_entity *se;
+	struct task_struct *p;
+
+	if (!rq->bvt.nr_running)
+		return NULL;
+
+	update_curr_bvt(rq);
+	se = bvt_pick_top(&rq->bvt);
+	if (!se)
+		return NULL;
+	p = bvt_task_of(se);
+	if (unlikely(rq->bvt.pl.next || rq->bvt.pl.lv.curr) && p == rq->curr)
+		bvt_plan_repicked(rq, p);
+	return p;
 }
 
 /* Is @se the entity of a level that @next, a BVT thread, is queued under? */
@@ -1254,17 +1268,12 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
-	if (next) {
-		rq->bvt.pl.curr = NULL;
-		if (unlikely(bt->in_plan)) {
-			if (bvt_tc_of(p))
-				bvt_tc_switched(p, false);
-			if (bvt_plan_homed(p))
-				bvt_plan_put(rq, p);
-		}
-	}
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
+		if (unlikely(rq->bvt.pl.lv.curr))
+			bvt_put_curr(&rq->bvt.pl.lv, &bt->se);
+		if (unlikely(bt->in_plan))
+			bvt_plan_switched(rq, p, false);
 		bvt_charge_mcu(p);
 		bt->wait_start = rq_clock(rq);
 	}
@@ -1293,6 +1302,22 @@ static void bvt_check_allowance(struct rq *rq, struct bvt_entity *se)
 	}
 }
 
+/* @p was picked: it runs by the plan level if that is what picked it. */
+static void bvt_plan_set_curr(struct rq *rq, struct task_struct *p)
+{
+	struct bvt_plan_level *pl = &rq->bvt.pl;
+
+	if (unlikely(pl->lv.curr))
+		bvt_put_curr(&pl->lv, pl->lv.curr);
+	if (unlikely(pl->next)) {
+		if (pl->next == &p->bvt.se)
+			bvt_set_curr(&pl->lv, pl->next);
+		pl->next = NULL;
+	}
+	if (unlikely(p->bvt.in_plan))
+		bvt_plan_switched(rq, p, true);
+}
+
 /*
  * @first: @p was picked.  Otherwise the running @p was put and set again
  * around a change (sched_setattr(), nice, PI, affinity): its new weight or
@@ -1306,14 +1331,7 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	p->se.exec_start = rq_clock_task(rq);
 	if (first) {
 		p->se.prev_sum_exec_runtime = p->se.sum_exec_runtime;
-		rq->bvt.pl.curr = NULL;
-		if (rq->bvt.pl.pick == p) {
-			rq->bvt.pl.curr = p;
-			rq->bvt.pl.curr_by = rq->bvt.pl.pick_by;
-		}
-		rq->bvt.pl.pick = NULL;
-		if (unlikely(bvt_tc_of(p)))
-			bvt_tc_switched(p, true);
+		bvt_plan_set_curr(rq, p);
 	}
 	/* Up to the level that the thread put runs under too, if any. */
 	for (se = &bt->se; se && se->lv->curr != se; se = bvt_parent(se))
@@ -1392,12 +1410,12 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 	update_curr_bvt(rq);
 	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
 	cpufreq_update_util(rq, 0);
-	if (unlikely(bvt_planned(rq))) {
-		/* The plan's timers end reserved, constraint and part time. */
-		if (rq->bvt.pl.curr == p)
-			return;
-		if (bvt_plan_yields(rq))
+	if (unlikely(bvt_plan_busy(&rq->bvt))) {
+		if (bvt_plan_done(rq))
 			resched_curr(rq);
+		/* What the plan grants ends by its timers, not by C. */
+		if (rq->bvt.pl.lv.curr)
+			return;
 	}
 	bvt_check_allowance(rq, &p->bvt.se);
 	bvt_tick_core(rq, p);
@@ -1476,8 +1494,8 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 
 	bvt_forget_warp(rq, p);
 	bvt_coop_forget(bt);
-	if (rq->bvt.pl.curr == p)
-		rq->bvt.pl.curr = NULL;
+	if (rq->bvt.pl.lv.curr == &bt->se)
+		bvt_put_curr(&rq->bvt.pl.lv, &bt->se);
 	bt->se.avt = clamp_t(s64, lag, -max, max);
 	bt->se.vt_relative = 1;
 }
@@ -1682,7 +1700,7 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 	/* In its reserved time or its constraint's, to its plan's CPU. */
-	if (unlikely(bvt_plan_homed(p))) {
+	if (unlikely(p->bvt.in_plan)) {
 		cpu = bvt_plan_home(p);
 		if (cpu >= 0 && bvt_cpu_usable(p, cpu))
 			return cpu;
@@ -2057,26 +2075,9 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	INIT_LIST_HEAD(&bvt_rq->warp_waiting);
 	hrtimer_init(&bvt_rq->warp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->warp_timer.function = bvt_warp_timer_fn;
-	bvt_rq->pl.plan = NULL;
-	bvt_rq->pl.orphan = false;
-	bvt_rq->pl.slot_owner = NULL;
-	bvt_rq->pl.tcs = RB_ROOT_CACHED;
-	bvt_rq->pl.nr_tcs = 0;
-	bvt_rq->pl.qas_parts = RB_ROOT_CACHED;
-	bvt_rq->pl.nr_qas = 0;
-	bvt_rq->pl.pick = NULL;
-	bvt_rq->pl.curr = NULL;
-	bvt_rq->pl.pick_by = BVT_PLAN_RSV;
-	bvt_rq->pl.curr_by = BVT_PLAN_RSV;
-	bvt_rq->pl.home_push = NULL;
-	bvt_rq->pl.parked = false;
-	hrtimer_init(&bvt_rq->pl.timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_ABS_PINNED_HARD);
-	bvt_rq->pl.timer.function = bvt_plan_timer_fn;
+	init_bvt_plan_level(&bvt_rq->pl, rq);
 #ifdef CONFIG_SMP
 	INIT_CSD(&bvt_rq->enforce_csd, bvt_enforce_csd_fn,
-		 container_of(bvt_rq, struct rq, bvt));
-	INIT_CSD(&bvt_rq->pl.csd, bvt_plan_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
 #endif
 }
@@ -2375,11 +2376,8 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 	 * Leaving the class ends the CPU reservation and QAS set, and the
 	 * guarantee of a constraint (qas.c), whatever parameters it keeps.
 	 */
-	if (!bvt_policy(policy)) {
-		bvt_qas_stop(task_rq(p), p);
-		bvt_rsv_release(p);
-		bvt_tc_lose(p);
-	}
+	if (!bvt_policy(policy))
+		bvt_plan_leave(p);
 	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
 		return 0;
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))

@@ -90,6 +90,16 @@ struct bvt_level_ops {
 	 */
 	void (*enqueue)(struct bvt_level *lv, struct bvt_entity *se, int flags);
 	void (*dequeue)(struct bvt_level *lv, struct bvt_entity *se, int flags);
+	/*
+	 * optional, a level that runs threads by time it grants, not by
+	 * virtual time (the plan): @curr ran @delta ns by @lv, which charges
+	 * it in place of A; how long @curr may go on before @lv must look
+	 * again (0: @lv's own timer ends it); and whether the class leaves
+	 * the CPU to the classes below for now, although @lv picks nothing.
+	 */
+	void (*charge)(struct bvt_level *lv, struct bvt_entity *curr, u64 delta);
+	u64 (*budget)(struct bvt_level *lv, struct bvt_entity *curr);
+	bool (*cede)(struct bvt_level *lv);
 };
 
 /*
@@ -354,11 +364,15 @@ enum bvt_migrate_reason {
 
 /*
  * A CPU's plan (qas.c) and what it runs: reserved slots, then accepted
- * time constraints by EDF in free time, then QAS parts by rank, before
- * the BVT tree.  plan NULL: none.
+ * time constraints by EDF in free time, then QAS parts by rank.  A level
+ * that the class asks before the root, while it has a plan or a thread in
+ * a QAS part: it picks a thread's own entity, which stays queued in its
+ * timeline level, and its lv.curr is that of the thread that runs by it
+ * (charged by the plan, not in A), NULL while the thread runs by the tree.
  */
 struct bvt_plan_level {
-	struct bvt_plan			*plan;
+	struct bvt_level		lv;
+	struct bvt_plan			*plan;		/* NULL: none */
 	u64				epoch;		/* CLOCK_MONOTONIC */
 	unsigned int			slot;		/* the current one */
 	u64				slot_end;	/* CLOCK_MONOTONIC */
@@ -373,12 +387,12 @@ struct bvt_plan_level {
 	struct rb_root_cached		tcs;		/* accepted, by deadline */
 	unsigned int			nr_tcs;
 	/*
-	 * What the plan picked, and what runs by it (not charged in A), and
-	 * by what: BVT_PLAN_RSV, BVT_PLAN_TC or BVT_PLAN_QAS.
+	 * What the last pick of the class chose by the plan (NULL: the
+	 * tree), and by what the chosen and the running one run:
+	 * BVT_PLAN_RSV, BVT_PLAN_TC or BVT_PLAN_QAS.
 	 */
-	struct task_struct		*pick;
-	struct task_struct		*curr;
-	enum bvt_plan_by		pick_by;
+	struct bvt_entity		*next;
+	enum bvt_plan_by		next_by;
 	enum bvt_plan_by		curr_by;
 	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
 	struct task_struct		*home_push;

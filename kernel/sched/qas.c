@@ -1032,8 +1032,8 @@ static struct bvt_plan *bvt_plan_with(int cpu, const struct bvt_plan *cur,
 /* QAS reservation sets, on these reservations: qas_set.c. */
 static bool bvt_qas_mandatory(struct task_struct *p);
 static struct task_struct *bvt_qas_pick(struct rq *rq);
-static bool bvt_qas_wants(struct rq *rq, struct task_struct *p);
 static void bvt_qas_exit(struct task_struct *p);
+static void bvt_qas_stop(struct rq *rq, struct task_struct *p);
 static void bvt_qas_proc_show(struct task_struct *p, struct seq_file *m);
 static long bvt_ctl_qas(unsigned int op, pid_t pid, void __user *uarg);
 
@@ -1264,7 +1264,7 @@ static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 		update_rq_clock(rq);
 		update_curr_bvt(rq);
 		if (owner && !bvt_rsv_is_idle(owner) &&
-		    rq->bvt.pl.curr == rq->curr &&
+		    rq->bvt.pl.lv.curr == &rq->curr->bvt.se &&
 		    bvt_rsv_task(owner) == rq->curr)
 			ran = rq->curr;
 		/* Else a constraint starts: picking again is all there is. */
@@ -1318,14 +1318,13 @@ static void bvt_tc_expire(struct rq *rq, u64 now)
 
 /*
  * The accepted constraint of @rq with the earliest deadline whose thread
- * is runnable here and has free time left to run.
+ * is runnable here and has free time left to run at @now.
  */
 static struct task_struct *bvt_tc_pick(struct rq *rq, u64 now)
 {
 	struct rb_node *node;
 	struct bvt_tc *tc;
 
-	bvt_tc_expire(rq, now);
 	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
 	     node = rb_next(node)) {
 		tc = rb_entry(node, struct bvt_tc, node);
@@ -1336,13 +1335,14 @@ static struct task_struct *bvt_tc_pick(struct rq *rq, u64 now)
 }
 
 /*
- * What @rq's plan runs now: the owner of the current slot if it is
- * runnable here, else in free time (or a slot its owner leaves unused)
- * the constraint that comes first, then the QAS part that comes first.
- * NULL: the BVT tree decides, after fair tasks in the idle reservation's
- * time (bvt_plan_yields()).
+ * What @rq's plan runs at @now, and by what (@by): the owner of the
+ * current slot if it is runnable here, else in free time (or a slot its
+ * owner leaves unused) the constraint that comes first, then the QAS part
+ * that comes first.  NULL: the BVT tree decides, after fair tasks in the
+ * idle reservation's time (bvt_plan_cede()).
  */
-static struct task_struct *bvt_plan_pick(struct rq *rq)
+static struct task_struct *__bvt_plan_pick(struct rq *rq, u64 now,
+					   enum bvt_plan_by *by)
 {
 	struct bvt_rsv *owner = bvt_plan_owner(rq);
 	struct task_struct *p;
@@ -1352,44 +1352,102 @@ static struct task_struct *bvt_plan_pick(struct rq *rq)
 	if (owner) {
 		p = bvt_rsv_task(owner);
 		if (p && bvt_plan_runnable(rq, p)) {
-			rq->bvt.pl.pick_by = BVT_PLAN_RSV;
+			*by = BVT_PLAN_RSV;
 			return p;
 		}
 	}
 	if (!RB_EMPTY_ROOT(&rq->bvt.pl.tcs.rb_root)) {
-		p = bvt_tc_pick(rq, ktime_get_ns());
+		p = bvt_tc_pick(rq, now);
 		if (p) {
-			rq->bvt.pl.pick_by = BVT_PLAN_TC;
+			*by = BVT_PLAN_TC;
 			return p;
 		}
 	}
-	rq->bvt.pl.pick_by = BVT_PLAN_QAS;
+	*by = BVT_PLAN_QAS;
 	return bvt_qas_pick(rq);
 }
 
-/*
- * In the fair part of the idle reservation, fair tasks run before the BVT
- * tree.  (Not "until they have had the fair server's runtime": a server
- * whose runtime is used up in the background starts a new period at
- * once, full, so that would hand them the whole idle reservation.)
- */
-static bool bvt_plan_yields(struct rq *rq)
+static inline struct task_struct *bvt_plan_curr_task(struct bvt_level *lv)
 {
-	return bvt_plan_owner(rq) == &bvt_idle_fair && rq->cfs.h_nr_runnable;
+	return lv->curr ? bvt_task_of(lv->curr) : NULL;
 }
 
 /*
- * Charge @delta ns that @p ran by @rq's plan to what it ran by: its
+ * The plan level.  It picks a thread's own entity, which stays queued in
+ * its timeline level: the level keeps no queue of its own, and its curr
+ * is only the mark that the running thread runs by it.
+ */
+static void bvt_plan_queue(struct bvt_level *lv, struct bvt_entity *se)
+{
+}
+
+static struct bvt_entity *bvt_plan_pick(struct bvt_level *lv)
+{
+	struct rq *rq = lv->rq;
+	struct task_struct *p;
+	u64 now = ktime_get_ns();
+
+	bvt_tc_expire(rq, now);
+	p = __bvt_plan_pick(rq, now, &rq->bvt.pl.next_by);
+	return p ? &p->bvt.se : NULL;
+}
+
+/* Never asked: the plan level's entity is not queued in a level above. */
+static s64 bvt_plan_warp(struct bvt_level *lv)
+{
+	return 0;
+}
+
+/* Should @se, just runnable, run now by the plan, over what runs by it? */
+static bool bvt_plan_preempts(const struct bvt_entity *se,
+			      const struct bvt_entity *curr)
+{
+	enum bvt_plan_by by;
+	struct task_struct *p = __bvt_plan_pick(se->lv->rq, ktime_get_ns(), &by);
+
+	return p && &p->bvt.se == se && se != curr;
+}
+
+/* Has the thread that runs by a constraint had the free time it wants? */
+static bool bvt_plan_expired(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	struct bvt_plan_level *pl = container_of(lv, struct bvt_plan_level, lv);
+	struct bvt_tc *tc;
+
+	if (!curr || pl->curr_by != BVT_PLAN_TC)
+		return false;
+	tc = bvt_tc_of(bvt_task_of(curr));
+	return tc && !tc->left;
+}
+
+/* sched_yield() does not give up what the plan grants. */
+static bool bvt_plan_yield(struct bvt_level *lv, struct bvt_entity *curr)
+{
+	return false;
+}
+
+static void bvt_plan_picked(struct bvt_level *lv, struct bvt_entity *se)
+{
+	struct bvt_plan_level *pl = container_of(lv, struct bvt_plan_level, lv);
+
+	pl->curr_by = pl->next_by;
+}
+
+/*
+ * Charge @delta ns that @curr ran by the plan to what it ran by: its
  * reserved time, or its constraint's free time (not its QAS part's, which
  * counts its thread's run time).  None of them advances its virtual time,
  * so that it shares the rest of the CPU as the BVT thread it is.
  */
-static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
+static void bvt_plan_charge(struct bvt_level *lv, struct bvt_entity *curr,
+			    u64 delta)
 {
-	struct bvt_rsv *owner = bvt_plan_owner(rq);
+	struct bvt_plan_level *pl = container_of(lv, struct bvt_plan_level, lv);
+	struct task_struct *p = bvt_task_of(curr);
+	struct bvt_rsv *owner = bvt_plan_owner(lv->rq);
 	struct bvt_tc *tc;
 
-	switch (rq->bvt.pl.curr_by) {
+	switch (pl->curr_by) {
 	case BVT_PLAN_RSV:
 		if (owner && bvt_rsv_task(owner) == p)
 			owner->ran += delta;
@@ -1397,7 +1455,7 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 	case BVT_PLAN_TC:
 		/* Queued here, or this rq's lock is not its lock. */
 		tc = bvt_tc_of(p);
-		if (tc && READ_ONCE(tc->cpu) == cpu_of(rq))
+		if (tc && READ_ONCE(tc->cpu) == cpu_of(lv->rq))
 			tc->left -= min(tc->left, delta);
 		break;
 	case BVT_PLAN_QAS:
@@ -1406,55 +1464,69 @@ static void bvt_plan_charge(struct rq *rq, struct task_struct *p, u64 delta)
 }
 
 /*
- * How long @p, run by @rq's plan, may go on before the enforcement timer
- * looks again: to the end of its free time if it runs in its
- * constraint's, none in its reserved time (the plan's timer ends that).
+ * How long @curr may run by the plan before the enforcement timer looks
+ * again: to the end of its free time if it runs in its constraint's, none
+ * in its reserved time (the plan's timer ends that) or its part's (the
+ * part's amount does, bvt_qas_left()).
  */
-static u64 bvt_tc_left(struct rq *rq, struct task_struct *p)
+static u64 bvt_plan_budget(struct bvt_level *lv, struct bvt_entity *curr)
 {
-	struct bvt_tc *tc = bvt_tc_of(p);
+	struct bvt_plan_level *pl = container_of(lv, struct bvt_plan_level, lv);
+	struct bvt_tc *tc;
 
-	if (rq->bvt.pl.curr_by != BVT_PLAN_TC || !tc)
+	if (pl->curr_by != BVT_PLAN_TC)
 		return 0;
-	return tc->left;
+	tc = bvt_tc_of(bvt_task_of(curr));
+	return tc ? tc->left : 0;
 }
 
-/* The enforcement timer: a constraint whose free time is used up yields. */
-static void bvt_tc_check(struct rq *rq)
+/*
+ * In the fair part of the idle reservation, fair tasks run before the BVT
+ * tree.  (Not "until they have had the fair server's runtime": a server
+ * whose runtime is used up in the background starts a new period at
+ * once, full, so that would hand them the whole idle reservation.)
+ */
+static bool bvt_plan_cede(struct bvt_level *lv)
 {
-	struct task_struct *curr = rq->curr;
-	struct bvt_tc *tc = bvt_tc_of(curr);
-
-	if (rq->bvt.pl.curr == curr && rq->bvt.pl.curr_by == BVT_PLAN_TC &&
-	    tc && !tc->left)
-		resched_curr(rq);
+	return bvt_plan_owner(lv->rq) == &bvt_idle_fair &&
+	       lv->rq->cfs.h_nr_runnable;
 }
 
-/* Should @p, just runnable on @rq, run now by the plan? */
-static bool bvt_plan_wants(struct rq *rq, struct task_struct *p)
-{
-	struct bvt_rsv *owner = bvt_plan_owner(rq);
-	struct task_struct *curr = rq->curr, *q;
-	struct bvt_tc *tc = bvt_tc_of(p);
+static const struct bvt_level_ops bvt_plan_ops = {
+	.queue		= bvt_plan_queue,
+	.unqueue	= bvt_plan_queue,
+	.pick		= bvt_plan_pick,
+	.warp		= bvt_plan_warp,
+	.preempts	= bvt_plan_preempts,
+	.expired	= bvt_plan_expired,
+	.yield		= bvt_plan_yield,
+	.picked		= bvt_plan_picked,
+	.charge		= bvt_plan_charge,
+	.budget		= bvt_plan_budget,
+	.cede		= bvt_plan_cede,
+};
 
-	if (bvt_rsv_is_idle(owner))
-		return false;
-	if (owner) {
-		q = bvt_rsv_task(owner);
-		if (q == p)
-			return true;
-		if (q && bvt_plan_runnable(rq, q))
-			return false;
-	}
-	if (!tc || tc->cpu != cpu_of(rq) || !bvt_tc_wants(tc, ktime_get_ns()))
-		return bvt_qas_wants(rq, p);
-	/*
-	 * In free time, before a thread of the tree, a QAS part, or a later
-	 * deadline.
-	 */
-	if (rq->bvt.pl.curr != curr || rq->bvt.pl.curr_by == BVT_PLAN_QAS)
-		return true;
-	return !bvt_tc_of(curr) || tc->deadline < bvt_tc_of(curr)->deadline;
+static void init_bvt_plan_level(struct bvt_plan_level *pl, struct rq *rq)
+{
+	init_bvt_level(&pl->lv, NULL, &bvt_plan_ops);
+	pl->lv.rq = rq;
+	pl->plan = NULL;
+	pl->orphan = false;
+	pl->slot_owner = NULL;
+	pl->tcs = RB_ROOT_CACHED;
+	pl->nr_tcs = 0;
+	pl->next = NULL;
+	pl->next_by = BVT_PLAN_RSV;
+	pl->curr_by = BVT_PLAN_RSV;
+	pl->home_push = NULL;
+	pl->qas_parts = RB_ROOT_CACHED;
+	pl->nr_qas = 0;
+	pl->parked = false;
+	hrtimer_init(&pl->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
+	pl->timer.function = bvt_plan_timer_fn;
+#ifdef CONFIG_SMP
+	INIT_CSD(&pl->csd, bvt_plan_csd_fn, rq);
+#endif
 }
 
 #ifdef CONFIG_SMP
@@ -1908,7 +1980,7 @@ static inline bool bvt_tc_before(struct rb_node *a, const struct rb_node *b)
 /* Does @tc's thread run on @rq by it now? */
 static inline bool bvt_tc_runs(struct rq *rq, const struct bvt_tc *tc)
 {
-	return rq->bvt.pl.curr == tc->task &&
+	return rq->bvt.pl.lv.curr == &tc->task->bvt.se &&
 	       rq->bvt.pl.curr_by == BVT_PLAN_TC;
 }
 
@@ -2407,6 +2479,45 @@ static void bvt_rsv_task_dead(struct task_struct *p)
 	/* /proc/<pid>/sched may still read it, under RCU. */
 	WRITE_ONCE(p->bvt.in_plan, NULL);
 	kfree_rcu(pt, rcu);
+}
+
+/*
+ * Leaving the class ends @p's CPU reservation and QAS set, and the
+ * guarantee of its constraint, whatever parameters it keeps.  Called with
+ * its rq locked.
+ */
+static void bvt_plan_leave(struct task_struct *p)
+{
+	if (likely(!p->bvt.in_plan))
+		return;
+	bvt_qas_stop(task_rq(p), p);
+	bvt_rsv_release(p);
+	bvt_tc_lose(p);
+}
+
+/*
+ * Has @p a CPU its plan may want it on: a reservation, or a constraint
+ * accepted there?  A constraint that ended, which its thread keeps until
+ * exit, has none.
+ */
+static inline bool bvt_plan_homed(const struct task_struct *p)
+{
+	struct bvt_tc *tc = bvt_tc_of(p);
+
+	return bvt_rsv_of(p) || (tc && READ_ONCE(tc->cpu) >= 0);
+}
+
+/*
+ * @p, with a part in the plan, starts (@in) or stops running on @rq: its
+ * constraint's time taken counts from then, and once put, it may be
+ * wanted on its plan's CPU.
+ */
+static void bvt_plan_switched(struct rq *rq, struct task_struct *p, bool in)
+{
+	if (bvt_tc_of(p))
+		bvt_tc_switched(p, in);
+	if (!in && bvt_plan_homed(p))
+		bvt_plan_put(rq, p);
 }
 
 static bool bvt_qas_takes_rsv(struct task_struct *p);

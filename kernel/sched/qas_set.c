@@ -115,31 +115,12 @@ static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p)
 	bvt_qas_unqueue(rq, bvt_qas_of(p));
 }
 
-/* The thread of @rq whose part comes first (bvt_plan_pick()). */
+/* The thread of @rq whose part comes first (__bvt_plan_pick()). */
 static struct task_struct *bvt_qas_pick(struct rq *rq)
 {
 	struct rb_node *node = rb_first_cached(&rq->bvt.pl.qas_parts);
 
 	return node ? rb_entry(node, struct bvt_qas, node)->task : NULL;
-}
-
-/*
- * Should @p, just runnable on @rq, run now by its part?  Before a thread
- * of the tree and a later part; what runs by a reservation or a
- * constraint is looked at again by the pick.
- */
-static bool bvt_qas_wants(struct rq *rq, struct task_struct *p)
-{
-	struct bvt_qas *qas = bvt_qas_of(p), *cq;
-
-	if (!qas || !qas->queued)
-		return false;
-	if (rq->curr->sched_class != &bvt_sched_class)
-		return sched_class_above(&bvt_sched_class, rq->curr->sched_class);
-	if (rq->bvt.pl.curr != rq->curr)
-		return true;
-	cq = bvt_qas_of(rq->curr);
-	return !cq || !cq->queued || bvt_qas_rank(qas) < bvt_qas_rank(cq);
 }
 
 /* How long the running @p may go on in its part; 0: it is in none. */
