@@ -1,5 +1,5 @@
 # Host-side entry points; see README.md.
-.PHONY: demo check build series repro stress deb clean
+.PHONY: demo check build series repro stress configs deb clean
 
 demo:
 	host/demo.sh
@@ -26,6 +26,12 @@ repro:
 SECONDS ?= 60
 stress:
 	host/stress.sh $(SECONDS)
+
+# make configs [CONFIGS='nocoop nopbs norsv noqas']: every test in a boot
+# of the kernel with each mechanism off in turn.
+CONFIGS ?= nocoop nopbs norsv noqas
+configs:
+	host/configs.sh "$(CONFIGS)"
 
 # make deb [CONFIG=auto|distro|prod] [LOCALMODCONFIG=1]: Debian packages
 # of the patched kernel and of its tools, checked; see host/deb.sh.

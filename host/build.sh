@@ -2,7 +2,9 @@
 # Configure and build the kernel: allnoconfig + config/qemu.config (the small
 # QEMU guest, with SCHED_BVT) + config/debug.config (lockdep and friends).
 # "build.sh nobvt" builds the same configuration with SCHED_BVT off into a
-# separate directory, to show the series compiles away; "build.sh prod"
+# separate directory, to show the series compiles away; "build.sh nocoop"
+# (nopbs, norsv, noqas) with one mechanism off, "build.sh nomech" with all
+# of them off, each into build/obj-<variant>; "build.sh prod"
 # the production kernel (config/production.config instead of the debug
 # options) into $PROD_OBJ, for the performance experiments.
 . "$(dirname "$0")/common.sh"
@@ -12,11 +14,12 @@ fragments=("$TOP/config/qemu.config" "$TOP/config/debug.config")
 obj=$OBJ
 case $variant in
 bvt)	;;
-nobvt)	fragments+=("$TOP/config/nobvt.config")
-	obj=$BUILD/obj-nobvt ;;
+nobvt|nocoop|nopbs|norsv|noqas|nomech)
+	fragments+=("$TOP/config/$variant.config")
+	obj=$BUILD/obj-$variant ;;
 prod)	fragments=("$TOP/config/qemu.config" "$TOP/config/production.config")
 	obj=$PROD_OBJ ;;
-*)	die "usage: build.sh [bvt|nobvt|prod]" ;;
+*)	die "usage: build.sh [bvt|nobvt|prod|nocoop|nopbs|norsv|noqas|nomech]" ;;
 esac
 
 cc=gcc

@@ -1,7 +1,8 @@
 #!/bin/bash
 # "make check": set up, build, boot the kernel with 2 and with 4 vCPUs and
 # run every selftest and KUnit case in it, check the series with
-# checkpatch.pl and that the kernel builds with SCHED_BVT off, then print
+# checkpatch.pl and that the kernel builds with SCHED_BVT off and with
+# every mechanism of the class off (make configs boots each one off), then print
 # "N passed, N failed".  Exit status non-zero on any failure.
 . "$(dirname "$0")/common.sh"
 
@@ -23,6 +24,12 @@ if [ "${BVT_SKIP_NOBVT:-}" != 1 ]; then
 	else
 		tail -30 "$results/nobvt.log" >&2
 		echo "not ok the kernel builds with CONFIG_SCHED_BVT=n" >>"$host"
+	fi
+	if "$TOP/host/build.sh" nomech >"$results/nomech.log" 2>&1; then
+		echo "ok the kernel builds with every mechanism of the class off" >>"$host"
+	else
+		tail -30 "$results/nomech.log" >&2
+		echo "not ok the kernel builds with every mechanism of the class off" >>"$host"
 	fi
 fi
 

@@ -63,33 +63,8 @@ static unsigned int sysctl_sched_bvt_be_direct;
 enum { BVT_MODE_BVT, BVT_MODE_PBS };
 static unsigned int sysctl_sched_bvt_be_mode = BVT_MODE_BVT;
 
-/*
- * The longest a cooperation domain's member may run before coop_poll(2)
- * is to be called again, whatever the others' deadlines: the end of the
- * domain's turn that it reports.
- */
-static unsigned int sysctl_sched_bvt_coop_period_ns = 10 * NSEC_PER_MSEC;
-
-/* The shortest slice a member gets, whatever it is told to yield by. */
-static unsigned int sysctl_sched_bvt_coop_min_slice_ns = NSEC_PER_MSEC;
-
-/* How long a member that overran its slice is a best-effort thread. */
-static unsigned int sysctl_sched_bvt_coop_penalty_ns = 100 * NSEC_PER_MSEC;
-
 /* The share of a CPU the reserved-effort threads may hold together, in %. */
 static unsigned int sysctl_sched_bvt_re_share_pct = 75;
-
-/*
- * The idle reservation of every CPU's plan (qas.c), per mille of its
- * shortest period: the time kept for everything without a reservation.
- * At least the fair server's default share (5 %) and a margin, so that
- * fair tasks, which run first in it, never need the fair server to
- * preempt a reservation.
- */
-static unsigned int sysctl_sched_bvt_rsv_idle_permille = 100;
-static unsigned int bvt_rsv_idle_min = 60;
-/* The share of all CPUs reserved, in ppb of one CPU (read only). */
-static unsigned long bvt_rsv_admitted;
 
 #define BVT_WEIGHT_UNIT		SCHED_BVT_WEIGHT_DEFAULT
 
@@ -177,25 +152,13 @@ bvt_run(const struct sched_bvt_entity *bt)
 	return READ_ONCE(bt->pi_boosted) ? &bt->pi_params : &bt->params;
 }
 
-/* @p's reservation, constraint and QAS set; NULL: none. */
-static inline struct bvt_rsv *bvt_rsv_of(const struct task_struct *p)
-{
-	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
-
-	return unlikely(pt) ? READ_ONCE(pt->rsv) : NULL;
-}
-
-static inline struct bvt_tc *bvt_tc_of(const struct task_struct *p)
-{
-	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
-
-	return unlikely(pt) ? READ_ONCE(pt->tc) : NULL;
-}
-
+/* @p's QAS set; NULL: none. */
 static inline struct bvt_qas *bvt_qas_of(const struct task_struct *p)
 {
 	struct bvt_plan_task *pt = READ_ONCE(p->bvt.in_plan);
 
+	if (!IS_ENABLED(CONFIG_SCHED_BVT_QAS))
+		return NULL;
 	return unlikely(pt) ? READ_ONCE(pt->qas) : NULL;
 }
 
@@ -227,51 +190,33 @@ static inline bool bvt_reserved(const struct sched_bvt_params *params)
 	return params->flags & SCHED_BVT_FLAG_RESERVED;
 }
 
-/* Cooperation domains: kernel/sched/coop_poll.c, included at the end. */
-static const struct bvt_level_ops bvt_coop_ops;
-static void bvt_coop_attach(struct bvt_coop_domain *dom,
-			    struct sched_bvt_entity *bt);
-static void bvt_coop_detach(struct sched_bvt_entity *bt);
-static void bvt_coop_forget(struct sched_bvt_entity *bt);
-static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
-static void bvt_coop_check_member(struct sched_bvt_entity *bt);
-static u64 bvt_coop_slice_left(struct sched_bvt_entity *bt);
-static void bvt_coop_check_slice(struct rq *rq);
-static bool bvt_coop_outsider_slice(struct bvt_rq *brq,
-				    struct sched_bvt_entity *bt, u64 *left);
-static void bvt_coop_check_outsider(struct rq *rq);
-static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
-static void bvt_coop_free(struct task_struct *p);
-static int bvt_pbs_alloc(struct task_struct *p);
-static void bvt_pbs_free(struct task_struct *p);
-static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
-/* The plan level and its threads: kernel/sched/qas.c, qas_set.c. */
-static void init_bvt_plan_level(struct bvt_plan_level *pl, struct rq *rq);
-static void bvt_plan_switched(struct rq *rq, struct task_struct *p, bool in);
-static int bvt_plan_home(struct task_struct *p);
-static void bvt_plan_leave(struct task_struct *p);
-static void bvt_rsv_task_dead(struct task_struct *p);
-static void bvt_qas_enqueued(struct rq *rq, struct task_struct *p);
-static void bvt_qas_dequeued(struct rq *rq, struct task_struct *p);
-static u64 bvt_qas_left(struct task_struct *p);
-static void bvt_qas_check(struct rq *rq);
-static void bvt_qas_exec(struct task_struct *p);
-static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
-				 struct bvt_level *above);
-
 /*
  * Is the plan level of @brq asked before the root: has it a plan
- * (reservations, time constraints: qas.c) or a thread in a QAS part
- * (qas_set.c)?
+ * (reservations, time constraints: bvt_rsv.c) or a thread in a QAS part
+ * (qas.c)?
  */
 static inline bool bvt_plan_busy(const struct bvt_rq *brq)
 {
-	return brq->pl.plan || brq->pl.nr_qas;
+	return IS_ENABLED(CONFIG_SCHED_BVT_RSV) &&
+	       (brq->pl.plan || brq->pl.nr_qas);
 }
 
-static inline bool bvt_is_coop(const struct bvt_level *lv)
+/* The thread's entity that runs by the plan level of @brq; NULL: none. */
+static inline struct bvt_entity *bvt_plan_curr(const struct bvt_rq *brq)
 {
-	return lv->ops == &bvt_coop_ops;
+	return IS_ENABLED(CONFIG_SCHED_BVT_RSV) ? brq->pl.lv.curr : NULL;
+}
+
+/* What the last pick chose by the plan level of @brq; NULL: nothing. */
+static inline struct bvt_entity *bvt_plan_next(const struct bvt_rq *brq)
+{
+	return IS_ENABLED(CONFIG_SCHED_BVT_RSV) ? brq->pl.next : NULL;
+}
+
+/* Has @bt a part in the plan: a reservation, constraint or QAS set? */
+static inline bool bvt_in_plan(const struct sched_bvt_entity *bt)
+{
+	return IS_ENABLED(CONFIG_SCHED_BVT_RSV) && unlikely(bt->in_plan);
 }
 
 /* A's distance from the SVT of its level: what fork and migration keep. */
@@ -309,10 +254,12 @@ static void bvt_attach(struct rq *rq, struct sched_bvt_entity *bt)
 		se->vt_relative = 1;
 		trace_sched_bvt_level(bvt_thread_task(bt), reserved);
 	}
-	if (unlikely(bt->coop) && bt->coop->dom && lv != &bt->coop->dom->lv)
-		bvt_coop_detach(bt);
-	if (unlikely(lv == &rq->bvt.coop.lv) && !bt->coop->dom)
-		bvt_coop_attach(&rq->bvt.coop, bt);
+	if (IS_ENABLED(CONFIG_SCHED_BVT_COOP) && unlikely(bt->coop)) {
+		if (bt->coop->dom && lv != &bt->coop->dom->lv)
+			bvt_coop_detach(bt);
+		if (lv == &rq->bvt.coop.lv && !bt->coop->dom)
+			bvt_coop_attach(&rq->bvt.coop, bt);
+	}
 	se->lv = lv;
 	/*
 	 * Every change of the weight a thread runs with dequeues it or
@@ -644,7 +591,7 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
-	if (unlikely(rq->bvt.pl.lv.curr == &bt->se)) {
+	if (unlikely(bvt_plan_curr(&rq->bvt) == &bt->se)) {
 		/* Time granted by the plan is not part of its run in A. */
 		curr->se.prev_sum_exec_runtime += delta_exec;
 		rq->bvt.pl.lv.ops->charge(&rq->bvt.pl.lv, &bt->se, delta_exec);
@@ -820,17 +767,13 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
 	struct task_struct *p = bvt_thread_task(bt);
 	/* A QAS part ends when it has run its amount, however it runs. */
 	u64 part = bvt_qas_of(p) ? bvt_qas_left(p) : 0;
-	u64 left, outsider;
+	u64 left;
 
-	if (unlikely(rq->bvt.pl.lv.curr == &bt->se))
+	if (unlikely(bvt_plan_curr(&rq->bvt) == &bt->se))
 		return min_not_zero(rq->bvt.pl.lv.ops->budget(&rq->bvt.pl.lv,
 							      &bt->se), part);
-	left = min_not_zero(bvt_limit_left(bt), bvt_coop_slice_left(bt));
-	left = min_not_zero(left, part);
-	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
-	    (outsider || !test_tsk_need_resched(bvt_thread_task(bt))))
-		left = min_not_zero(left, outsider ?: 1);
-	return left;
+	left = min_not_zero(bvt_limit_left(bt), part);
+	return min_not_zero(left, bvt_coop_left(rq, bt));
 }
 
 /*
@@ -912,7 +855,7 @@ static bool bvt_plan_done(struct rq *rq)
 /* End what the plan level granted the running thread, once used up. */
 static void bvt_check_granted(struct rq *rq)
 {
-	if (unlikely(rq->bvt.pl.lv.curr) && bvt_plan_done(rq))
+	if (bvt_plan_curr(&rq->bvt) && bvt_plan_done(rq))
 		resched_curr(rq);
 }
 
@@ -929,8 +872,7 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	update_rq_clock(rq);
 	update_curr_bvt(rq);
 	bvt_check_limit(rq);
-	bvt_coop_check_slice(rq);
-	bvt_coop_check_outsider(rq);
+	bvt_coop_check(rq);
 	bvt_check_granted(rq);
 	bvt_qas_check(rq);
 	bvt_enforce_rearm(rq);
@@ -1104,7 +1046,8 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 						  BVT_WARP_PARAMS);
 	bvt_enqueue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
-	if (unlikely(se->lv == &rq->bvt.coop.lv))
+	if (IS_ENABLED(CONFIG_SCHED_BVT_COOP) &&
+	    unlikely(se->lv == &rq->bvt.coop.lv))
 		bvt_coop_enqueued(rq, p);
 	if (bvt_qas_of(p))
 		bvt_qas_enqueued(rq, p);
@@ -1188,7 +1131,8 @@ static struct bvt_entity *bvt_pick_top(struct bvt_rq *brq)
 	struct bvt_level *lv = &brq->root;
 	struct bvt_entity *se;
 
-	brq->pl.next = NULL;
+	if (IS_ENABLED(CONFIG_SCHED_BVT_RSV))
+		brq->pl.next = NULL;
 	if (unlikely(bvt_plan_busy(brq))) {
 		se = brq->pl.lv.ops->pick(&brq->pl.lv);
 		if (se) {
@@ -1218,7 +1162,7 @@ static void bvt_plan_repicked(struct rq *rq, struct task_struct *p)
 
 	if (lv->curr)
 		bvt_put_curr(lv, lv->curr);
-	if (rq->bvt.pl.next)
+	if (bvt_plan_next(&rq->bvt))
 		bvt_set_curr(lv, rq->bvt.pl.next);
 	rq->bvt.pl.next = NULL;
 	bvt_enforce_arm(rq, &p->bvt);
@@ -1237,7 +1181,8 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 	if (!se)
 		return NULL;
 	p = bvt_task_of(se);
-	if (unlikely(rq->bvt.pl.next || rq->bvt.pl.lv.curr) && p == rq->curr)
+	if (unlikely(bvt_plan_curr(&rq->bvt) || bvt_plan_next(&rq->bvt)) &&
+	    p == rq->curr)
 		bvt_plan_repicked(rq, p);
 	return p;
 }
@@ -1270,9 +1215,9 @@ static void put_prev_task_bvt(struct rq *rq, struct task_struct *p,
 	hrtimer_try_to_cancel(&rq->bvt.enforce_timer);
 	/* Only a switch ends what it ran, not a put around a change. */
 	if (next) {
-		if (unlikely(rq->bvt.pl.lv.curr))
+		if (unlikely(bvt_plan_curr(&rq->bvt)))
 			bvt_put_curr(&rq->bvt.pl.lv, &bt->se);
-		if (unlikely(bt->in_plan))
+		if (bvt_in_plan(bt))
 			bvt_plan_switched(rq, p, false);
 		bvt_charge_mcu(p);
 		bt->wait_start = rq_clock(rq);
@@ -1307,14 +1252,14 @@ static void bvt_plan_set_curr(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_plan_level *pl = &rq->bvt.pl;
 
-	if (unlikely(pl->lv.curr))
+	if (unlikely(bvt_plan_curr(&rq->bvt)))
 		bvt_put_curr(&pl->lv, pl->lv.curr);
-	if (unlikely(pl->next)) {
+	if (unlikely(bvt_plan_next(&rq->bvt))) {
 		if (pl->next == &p->bvt.se)
 			bvt_set_curr(&pl->lv, pl->next);
 		pl->next = NULL;
 	}
-	if (unlikely(p->bvt.in_plan))
+	if (bvt_in_plan(&p->bvt))
 		bvt_plan_switched(rq, p, true);
 }
 
@@ -1414,7 +1359,7 @@ static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 		if (bvt_plan_done(rq))
 			resched_curr(rq);
 		/* What the plan grants ends by its timers, not by C. */
-		if (rq->bvt.pl.lv.curr)
+		if (bvt_plan_curr(&rq->bvt))
 			return;
 	}
 	bvt_check_allowance(rq, &p->bvt.se);
@@ -1494,7 +1439,7 @@ static void switched_from_bvt(struct rq *rq, struct task_struct *p)
 
 	bvt_forget_warp(rq, p);
 	bvt_coop_forget(bt);
-	if (rq->bvt.pl.lv.curr == &bt->se)
+	if (bvt_plan_curr(&rq->bvt) == &bt->se)
 		bvt_put_curr(&rq->bvt.pl.lv, &bt->se);
 	bt->se.avt = clamp_t(s64, lag, -max, max);
 	bt->se.vt_relative = 1;
@@ -1509,6 +1454,16 @@ static void task_dead_bvt(struct task_struct *p)
 }
 
 /*
+ * exec(): the new program has not asked to cooperate, and the handlers
+ * that QAS notifications went to are gone.
+ */
+void bvt_task_exec(struct task_struct *p)
+{
+	bvt_coop_exec(p);
+	bvt_qas_exec(p);
+}
+
+/*
  * What a thread allocated for the mechanisms it used goes with it, in
  * whatever class it dies: called from finish_task_switch(), before the
  * RCU-delayed put of the task, which CPUs may still be reading under
@@ -1518,7 +1473,7 @@ void bvt_task_dead(struct task_struct *p)
 {
 	bvt_coop_free(p);
 	bvt_pbs_free(p);
-	bvt_rsv_task_dead(p);
+	bvt_plan_task_dead(p);
 }
 
 /*
@@ -1700,7 +1655,7 @@ static int select_task_rq_bvt(struct task_struct *p, int prev_cpu, int flags)
 	if (p->nr_cpus_allowed == 1)
 		return prev_cpu;
 	/* In its reserved time or its constraint's, to its plan's CPU. */
-	if (unlikely(p->bvt.in_plan)) {
+	if (bvt_in_plan(&p->bvt)) {
 		cpu = bvt_plan_home(p);
 		if (cpu >= 0 && bvt_cpu_usable(p, cpu))
 			return cpu;
@@ -2374,7 +2329,7 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 
 	/*
 	 * Leaving the class ends the CPU reservation and QAS set, and the
-	 * guarantee of a constraint (qas.c), whatever parameters it keeps.
+	 * guarantee of a constraint (bvt_rsv.c), whatever parameters it keeps.
 	 */
 	if (!bvt_policy(policy))
 		bvt_plan_leave(p);
@@ -2502,25 +2457,11 @@ static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL_BE(sched_bvt_be_threshold_ns, SYSCTL_ZERO, &bvt_time_max),
 	BVT_SYSCTL_BE(sched_bvt_be_direct, SYSCTL_ZERO, SYSCTL_ONE),
 	BVT_SYSCTL(sched_bvt_re_share_pct, SYSCTL_ZERO, &bvt_pct_max),
-	BVT_SYSCTL(sched_bvt_coop_period_ns, &bvt_allowance_min, &bvt_time_max),
-	BVT_SYSCTL(sched_bvt_coop_min_slice_ns, &bvt_allowance_min,
-		   &bvt_allowance_max),
-	BVT_SYSCTL(sched_bvt_coop_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
-	BVT_SYSCTL(sched_bvt_rsv_idle_permille, &bvt_rsv_idle_min,
-		   SYSCTL_ONE_THOUSAND),
 	{
 		/* read only: the weight admitted to the reserved-effort level */
 		.procname	= "sched_bvt_re_admitted",
 		.data		= &bvt_re_total,
 		.maxlen		= sizeof(bvt_re_total),
-		.mode		= 0444,
-		.proc_handler	= proc_doulongvec_minmax,
-	},
-	{
-		/* read only: the reserved share of all CPUs, ppb of one */
-		.procname	= "sched_bvt_rsv_admitted",
-		.data		= &bvt_rsv_admitted,
-		.maxlen		= sizeof(bvt_rsv_admitted),
 		.mode		= 0444,
 		.proc_handler	= proc_doulongvec_minmax,
 	},
@@ -2534,19 +2475,10 @@ static int __init sched_bvt_sysctl_init(void)
 late_initcall(sched_bvt_sysctl_init);
 
 /* A /proc/<pid>/sched line: @ns as ms with six places. */
-static void bvt_seq_ms(struct seq_file *m, const char *name, u64 ns)
+static inline void bvt_seq_ms(struct seq_file *m, const char *name, u64 ns)
 {
 	u32 rem;
 	u64 ms = div_u64_rem(ns, NSEC_PER_MSEC, &rem);
 
 	seq_printf(m, "%-45s:%14llu.%06u\n", name, ms, rem);
 }
-
-#include "coop_poll.c"
-#include "pbs.c"
-#include "qas.c"
-#include "qas_set.c"
-
-#ifdef CONFIG_SCHED_BVT_KUNIT_TEST
-#include "bvt_test.c"
-#endif

@@ -6,6 +6,7 @@
 #ifndef _KERNEL_SCHED_BVT_H
 #define _KERNEL_SCHED_BVT_H
 
+#include <linux/errno.h>
 #include <linux/hrtimer_types.h>
 #include <linux/irq_work_types.h>
 #include <linux/rbtree_types.h>
@@ -30,7 +31,7 @@ struct bvt_level;
 
 /*
  * A thread's part in the plan of its CPU: its CPU reservation, time
- * constraint and QAS set (kernel/sched/qas.c, qas_set.c).  Linked with
+ * constraint and QAS set (kernel/sched/bvt_rsv.c, qas.c).  Linked with
  * the first of them, by the thread itself (a constraint) or under its rq
  * lock having seen it is not exiting; freed when it is dead.  Readers
  * hold RCU or a lock that the one who ends a part holds.
@@ -203,11 +204,12 @@ struct sched_bvt_coop_state {
 /* Has @bt asked to cooperate, and not left? */
 static inline bool bvt_coop_member(const struct sched_bvt_entity *bt)
 {
-	return unlikely(bt->coop) && bt->coop->member;
+	return IS_ENABLED(CONFIG_SCHED_BVT_COOP) && unlikely(bt->coop) &&
+	       bt->coop->member;
 }
 
 /*
- * A CPU reservation (kernel/sched/qas.c): @amount ns of every @period on
+ * A CPU reservation (kernel/sched/bvt_rsv.c): @amount ns of every @period on
  * the plan of @cpu, for @task.
  */
 struct bvt_rsv {
@@ -217,7 +219,7 @@ struct bvt_rsv {
 	u64				ran;		/* reserved time run, ns */
 	unsigned long			nr_exhausted;	/* slots it ran to the end */
 	/*
-	 * A QAS mandatory part's (qas_set.c): @window_amount in every window
+	 * A QAS mandatory part's (qas.c): @window_amount in every window
 	 * of @window ns, however the plan grants it; 0: a reservation as asked.
 	 */
 	u64				window;
@@ -229,7 +231,7 @@ struct bvt_rsv {
 	struct rcu_head			rcu;
 };
 
-/* A thread's time constraint (qas.c): CLOCK_MONOTONIC ns. */
+/* A thread's time constraint (bvt_rsv.c): CLOCK_MONOTONIC ns. */
 struct bvt_tc {
 	struct rb_node			node;		/* in bvt_plan_level::tcs */
 	struct task_struct		*task;
@@ -262,7 +264,7 @@ struct bvt_tc {
 	struct rcu_head			rcu;
 };
 
-/* One part of a QAS reservation set (qas_set.c). */
+/* One part of a QAS reservation set (qas.c). */
 struct bvt_qas_part {
 	u64				amount;		/* ns of each period */
 	u32				rank;		/* 0: mandatory, else 1 + prio */
@@ -271,7 +273,7 @@ struct bvt_qas_part {
 };
 
 /*
- * A periodic thread's QAS reservation set (qas_set.c): changed under its
+ * A periodic thread's QAS reservation set (qas.c): changed under its
  * rq lock; allocated by its first BVT_CTL_QAS_PERIOD, freed at its exit.
  */
 struct bvt_qas {
@@ -324,7 +326,7 @@ enum bvt_plan_by {
 #define BVT_PLAN_SLOTS	8192
 
 /*
- * A CPU's precomputed plan (qas.c): built by admission, in force under the
+ * A CPU's precomputed plan (bvt_rsv.c): built by admission, in force under the
  * rq lock.  All periods on it are @base * 2^k and divide @hyper.
  */
 struct bvt_plan {
@@ -363,7 +365,7 @@ enum bvt_migrate_reason {
 };
 
 /*
- * A CPU's plan (qas.c) and what it runs: reserved slots, then accepted
+ * A CPU's plan (bvt_rsv.c) and what it runs: reserved slots, then accepted
  * time constraints by EDF in free time, then QAS parts by rank.  A level
  * that the class asks before the root, while it has a plan or a thread in
  * a QAS part: it picks a thread's own entity, which stays queued in its
@@ -396,7 +398,7 @@ struct bvt_plan_level {
 	enum bvt_plan_by		curr_by;
 	/* put, and to be moved to its plan's CPU (bvt_plan_put()) */
 	struct task_struct		*home_push;
-	/* threads in a QAS part (qas_set.c), runnable here, by rank */
+	/* threads in a QAS part (qas.c), runnable here, by rank */
 	struct rb_root_cached		qas_parts;
 	unsigned int			nr_qas;
 };
@@ -445,11 +447,6 @@ void bvt_pi_set(struct task_struct *p, struct task_struct *donor);
 bool bvt_pi_boosted(struct task_struct *p);
 bool bvt_prio_less(const struct task_struct *a, const struct task_struct *b,
 		   bool in_fi);
-void bvt_coop_proc_show(struct task_struct *p, struct seq_file *m);
-void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
-void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m);
-void bvt_plan_park(struct rq *rq);
-void bvt_plan_unpark(struct rq *rq);
 
 #else /* !CONFIG_SCHED_BVT */
 
@@ -503,5 +500,164 @@ static inline bool bvt_pi_boosted(struct task_struct *p)
 }
 
 #endif /* CONFIG_SCHED_BVT */
+
+/*
+ * The mechanisms on the class, each in its file and under its option
+ * (kernel/sched/build_bvt.c builds them with the class): what the class,
+ * /proc/<pid>/sched and bvt_ctl(2) call of each, besides the ops of its
+ * levels.  With an option off these do nothing, and the tests of the hot
+ * paths that lead to them are constants.
+ */
+#ifdef CONFIG_SCHED_BVT_COOP
+/* Cooperation domains (kernel/sched/coop_poll.c). */
+void init_bvt_coop_domain(struct bvt_coop_domain *dom, struct bvt_level *above);
+bool bvt_is_coop(const struct bvt_level *lv);
+void bvt_coop_attach(struct bvt_coop_domain *dom, struct sched_bvt_entity *bt);
+void bvt_coop_detach(struct sched_bvt_entity *bt);
+void bvt_coop_forget(struct sched_bvt_entity *bt);
+s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt);
+void bvt_coop_check_member(struct sched_bvt_entity *bt);
+u64 bvt_coop_left(struct rq *rq, struct sched_bvt_entity *bt);
+void bvt_coop_check(struct rq *rq);
+void bvt_coop_enqueued(struct rq *rq, struct task_struct *p);
+void bvt_coop_exec(struct task_struct *p);
+void bvt_coop_free(struct task_struct *p);
+void bvt_coop_proc_show(struct task_struct *p, struct seq_file *m);
+#else
+static inline void init_bvt_coop_domain(struct bvt_coop_domain *dom,
+					struct bvt_level *above) { }
+static inline bool bvt_is_coop(const struct bvt_level *lv)
+{
+	return false;
+}
+
+static inline void bvt_coop_attach(struct bvt_coop_domain *dom,
+				   struct sched_bvt_entity *bt) { }
+static inline void bvt_coop_detach(struct sched_bvt_entity *bt) { }
+static inline void bvt_coop_forget(struct sched_bvt_entity *bt) { }
+static inline s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt)
+{
+	return 0;
+}
+
+static inline void bvt_coop_check_member(struct sched_bvt_entity *bt) { }
+static inline u64 bvt_coop_left(struct rq *rq, struct sched_bvt_entity *bt)
+{
+	return 0;
+}
+
+static inline void bvt_coop_check(struct rq *rq) { }
+static inline void bvt_coop_enqueued(struct rq *rq, struct task_struct *p) { }
+static inline void bvt_coop_exec(struct task_struct *p) { }
+static inline void bvt_coop_free(struct task_struct *p) { }
+static inline void bvt_coop_proc_show(struct task_struct *p,
+				      struct seq_file *m) { }
+#endif
+
+#ifdef CONFIG_SCHED_BVT_PBS
+/* Proportional-share log-priority mode of a level (kernel/sched/pbs.c). */
+int bvt_pbs_alloc(struct task_struct *p);
+void bvt_pbs_free(struct task_struct *p);
+void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
+void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
+#else
+static inline int bvt_pbs_alloc(struct task_struct *p)
+{
+	return 0;
+}
+
+static inline void bvt_pbs_free(struct task_struct *p) { }
+static inline void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode) { }
+static inline void bvt_pbs_proc_show(struct task_struct *p,
+				     struct seq_file *m) { }
+#endif
+
+#ifdef CONFIG_SCHED_BVT_RSV
+/* The plan level: reservations, time constraints (kernel/sched/bvt_rsv.c). */
+void init_bvt_plan_level(struct bvt_plan_level *pl, struct rq *rq);
+void bvt_plan_switched(struct rq *rq, struct task_struct *p, bool in);
+int bvt_plan_home(struct task_struct *p);
+void bvt_plan_leave(struct task_struct *p);
+void bvt_plan_task_dead(struct task_struct *p);
+void bvt_plan_park(struct rq *rq);
+void bvt_plan_unpark(struct rq *rq);
+void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m);
+long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg);
+long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg);
+#else
+static inline void init_bvt_plan_level(struct bvt_plan_level *pl,
+				       struct rq *rq) { }
+static inline void bvt_plan_switched(struct rq *rq, struct task_struct *p,
+				     bool in) { }
+static inline int bvt_plan_home(struct task_struct *p)
+{
+	return -1;
+}
+
+static inline void bvt_plan_leave(struct task_struct *p) { }
+static inline void bvt_plan_task_dead(struct task_struct *p) { }
+static inline void bvt_plan_park(struct rq *rq) { }
+static inline void bvt_plan_unpark(struct rq *rq) { }
+static inline void bvt_rsv_proc_show(struct task_struct *p,
+				     struct seq_file *m) { }
+static inline long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+#ifdef CONFIG_SCHED_BVT_QAS
+/* QAS reservation sets, on the plan level (kernel/sched/qas.c). */
+void bvt_qas_enqueued(struct rq *rq, struct task_struct *p);
+void bvt_qas_dequeued(struct rq *rq, struct task_struct *p);
+u64 bvt_qas_left(struct task_struct *p);
+void bvt_qas_check(struct rq *rq);
+void bvt_qas_exec(struct task_struct *p);
+bool bvt_qas_mandatory(struct task_struct *p);
+struct task_struct *bvt_qas_pick(struct rq *rq);
+void bvt_qas_stop(struct rq *rq, struct task_struct *p);
+void bvt_qas_exit(struct task_struct *p);
+bool bvt_qas_takes_rsv(struct task_struct *p);
+void bvt_qas_proc_show(struct task_struct *p, struct seq_file *m);
+long bvt_ctl_qas(unsigned int op, pid_t pid, void __user *uarg);
+#else
+static inline void bvt_qas_enqueued(struct rq *rq, struct task_struct *p) { }
+static inline void bvt_qas_dequeued(struct rq *rq, struct task_struct *p) { }
+static inline u64 bvt_qas_left(struct task_struct *p)
+{
+	return 0;
+}
+
+static inline void bvt_qas_check(struct rq *rq) { }
+static inline void bvt_qas_exec(struct task_struct *p) { }
+static inline bool bvt_qas_mandatory(struct task_struct *p)
+{
+	return false;
+}
+
+static inline struct task_struct *bvt_qas_pick(struct rq *rq)
+{
+	return NULL;
+}
+
+static inline void bvt_qas_stop(struct rq *rq, struct task_struct *p) { }
+static inline void bvt_qas_exit(struct task_struct *p) { }
+static inline bool bvt_qas_takes_rsv(struct task_struct *p)
+{
+	return false;
+}
+
+static inline void bvt_qas_proc_show(struct task_struct *p,
+				     struct seq_file *m) { }
+static inline long bvt_ctl_qas(unsigned int op, pid_t pid, void __user *uarg)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 #endif /* _KERNEL_SCHED_BVT_H */

@@ -2,8 +2,8 @@
 /*
  * KUnit tests for the pure logic of SCHED_BVT: virtual time arithmetic,
  * weight scaling, the context switch allowance, SVT and the timeline, and
- * the checks on sched_setattr(2) parameters.  Included from bvt.c so that
- * it sees the static helpers.
+ * the checks on sched_setattr(2) parameters, and of the mechanisms built
+ * in.  Built by build_bvt.c after bvt.c so that it sees the static helpers.
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
@@ -59,20 +59,6 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->se.weight = weight;
 	bt->params.weight = weight;
 	INIT_LIST_HEAD(&bt->warp_wait);
-}
-
-/* Give @bt the state coop_poll() gives a thread at its first call. */
-static void bvt_test_coop_init(struct kunit *test, struct sched_bvt_entity *bt)
-{
-	struct sched_bvt_coop_state *cs = kunit_kzalloc(test, sizeof(*cs),
-							GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, cs);
-	cs->bt = bt;
-	RB_CLEAR_NODE(&cs->dl_node);
-	RB_CLEAR_NODE(&cs->ev_node);
-	RB_CLEAR_NODE(&cs->asleep_node);
-	bt->coop = cs;
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)
@@ -424,6 +410,21 @@ static void bvt_test_pi_merge(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pi.flags, 0U);
 }
 
+#ifdef CONFIG_SCHED_BVT_COOP
+/* Give @bt the state coop_poll() gives a thread at its first call. */
+static void bvt_test_coop_init(struct kunit *test, struct sched_bvt_entity *bt)
+{
+	struct sched_bvt_coop_state *cs = kunit_kzalloc(test, sizeof(*cs),
+							GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cs);
+	cs->bt = bt;
+	RB_CLEAR_NODE(&cs->dl_node);
+	RB_CLEAR_NODE(&cs->ev_node);
+	RB_CLEAR_NODE(&cs->asleep_node);
+	bt->coop = cs;
+}
+
 /* The member a domain picks, if it picks it for @why. */
 static struct bvt_entity *bvt_test_coop_pick_why(struct bvt_level *lv,
 						 enum bvt_coop_reason why)
@@ -653,6 +654,9 @@ static void bvt_test_coop_outsider_slice(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_coop_outsider_slice(brq, r, &left));
 }
 
+#endif /* CONFIG_SCHED_BVT_COOP */
+
+#ifdef CONFIG_SCHED_BVT_PBS
 /*
  * PBS: log2 against values computed in user space (Python's math.log2,
  * times 2^24, rounded), within the documented 2^-15.
@@ -913,6 +917,9 @@ static void bvt_test_pbs_predicted(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_pbs_yield(lv, &e[0].se));
 }
 
+#endif /* CONFIG_SCHED_BVT_PBS */
+
+#ifdef CONFIG_SCHED_BVT_RSV
 static void bvt_test_rsv_grant(struct kunit *test)
 {
 	const u64 ms = NSEC_PER_MSEC;
@@ -1391,6 +1398,8 @@ static void bvt_test_tc_feasible(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_tc_feasible(plan, need, 1, 1));
 }
 
+#endif /* CONFIG_SCHED_BVT_RSV */
+
 static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_vt_compare_wraps),
 	KUNIT_CASE(bvt_test_task_size),
@@ -1407,16 +1416,21 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_re_admission),
 	KUNIT_CASE(bvt_test_mcu_round),
 	KUNIT_CASE(bvt_test_pi_merge),
+#ifdef CONFIG_SCHED_BVT_COOP
 	KUNIT_CASE(bvt_test_coop_pick),
 	KUNIT_CASE(bvt_test_coop_over_share),
 	KUNIT_CASE(bvt_test_coop_tslice),
 	KUNIT_CASE(bvt_test_coop_outsider_slice),
+#endif
+#ifdef CONFIG_SCHED_BVT_PBS
 	KUNIT_CASE(bvt_test_pbs_log2),
 	KUNIT_CASE(bvt_test_pbs_prio),
 	KUNIT_CASE(bvt_test_pbs_session),
 	KUNIT_CASE(bvt_test_pbs_parse),
 	KUNIT_CASE(bvt_test_pbs_sampled),
 	KUNIT_CASE(bvt_test_pbs_predicted),
+#endif
+#ifdef CONFIG_SCHED_BVT_RSV
 	KUNIT_CASE(bvt_test_rsv_grant),
 	KUNIT_CASE(bvt_test_rsv_window),
 	KUNIT_CASE(bvt_test_rsv_plan),
@@ -1424,6 +1438,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_rsv_plan_level),
 	KUNIT_CASE(bvt_test_rsv_plan_exact),
 	KUNIT_CASE(bvt_test_tc_feasible),
+#endif
 	{ }
 };
 

@@ -30,12 +30,25 @@
  * push and pull do not move them.  One that moves anyway (affinity,
  * hotplug) joins the domain of its new CPU with its events.
  *
- * Included from bvt.c.
+ * Built with bvt.c by build_bvt.c, under CONFIG_SCHED_BVT_COOP.
  */
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/syscalls.h>
 #include <linux/uaccess.h>
+
+/*
+ * The longest a cooperation domain's member may run before coop_poll(2)
+ * is to be called again, whatever the others' deadlines: the end of the
+ * domain's turn that it reports.
+ */
+static unsigned int sysctl_sched_bvt_coop_period_ns = 10 * NSEC_PER_MSEC;
+
+/* The shortest slice a member gets, whatever it is told to yield by. */
+static unsigned int sysctl_sched_bvt_coop_min_slice_ns = NSEC_PER_MSEC;
+
+/* How long a member that overran its slice is a best-effort thread. */
+static unsigned int sysctl_sched_bvt_coop_penalty_ns = 100 * NSEC_PER_MSEC;
 
 #define BVT_COOP_IN_FLAGS	(SCHED_BVT_COOP_DEADLINE | SCHED_BVT_COOP_EVENT)
 
@@ -274,8 +287,13 @@ static const struct bvt_level_ops bvt_coop_ops = {
 	.dequeue	= bvt_coop_dequeue,
 };
 
-static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
-				 struct bvt_level *above)
+bool bvt_is_coop(const struct bvt_level *lv)
+{
+	return lv->ops == &bvt_coop_ops;
+}
+
+void init_bvt_coop_domain(struct bvt_coop_domain *dom,
+			  struct bvt_level *above)
 {
 	init_bvt_level(&dom->lv, above, &bvt_coop_ops);
 	dom->deadlines = RB_ROOT_CACHED;
@@ -290,8 +308,8 @@ static void init_bvt_coop_domain(struct bvt_coop_domain *dom,
  * @bt, a member, is attached to @dom, as it is queued in it: reported from
  * then on, runnable or asleep.  Called with its rq locked.
  */
-static void bvt_coop_attach(struct bvt_coop_domain *dom,
-			    struct sched_bvt_entity *bt)
+void bvt_coop_attach(struct bvt_coop_domain *dom,
+		     struct sched_bvt_entity *bt)
 {
 	guard(raw_spinlock)(&dom->lock);
 	WRITE_ONCE(bt->coop->dom, dom);
@@ -301,7 +319,7 @@ static void bvt_coop_attach(struct bvt_coop_domain *dom,
  * @bt leaves its domain's lists of deadlines: it moves to another CPU
  * (only its pi_lock may be held), or to another level, or leaves.
  */
-static void bvt_coop_detach(struct sched_bvt_entity *bt)
+void bvt_coop_detach(struct sched_bvt_entity *bt)
 {
 	struct sched_bvt_coop_state *cs = bt->coop;
 	struct bvt_coop_domain *dom;
@@ -321,7 +339,7 @@ static void bvt_coop_detach(struct sched_bvt_entity *bt)
  * @bt stops cooperating, dequeued: it changes policy, exits, or leaves the
  * class.  Its next enqueue puts it in the best-effort level.
  */
-static void bvt_coop_forget(struct sched_bvt_entity *bt)
+void bvt_coop_forget(struct sched_bvt_entity *bt)
 {
 	struct sched_bvt_coop_state *cs = bt->coop;
 
@@ -343,7 +361,7 @@ static void bvt_coop_forget(struct sched_bvt_entity *bt)
  * be given the class again after task_dead_bvt() ran) stops here, as it
  * joins a level.  Called with its rq locked.
  */
-static void bvt_coop_check_member(struct sched_bvt_entity *bt)
+void bvt_coop_check_member(struct sched_bvt_entity *bt)
 {
 	struct task_struct *p = bvt_thread_task(bt);
 
@@ -357,7 +375,7 @@ static void bvt_coop_check_member(struct sched_bvt_entity *bt)
  * lag, within the bound a class change keeps (bvt_lag_max()): the time
  * the members ran is charged to the domain, not to each of them.
  */
-static s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt)
+s64 bvt_coop_leave_lag(struct sched_bvt_entity *bt)
 {
 	s64 lag = bvt_lag(&bt->se.lv->se), max = bvt_lag_max(bt);
 
@@ -561,10 +579,35 @@ static void bvt_coop_check_outsider(struct rq *rq)
 }
 
 /*
+ * How long @bt, running on @rq, may go on before the enforcement timer
+ * looks at it for its domain: to the end of its slice if it is a member,
+ * or of its outsider's slice; 0: no end.  An outsider whose slice has
+ * ended and that is already to be switched out has none: the switch arms
+ * the timer anew, and if it keeps the CPU after all, the tick's allowance
+ * C ends it.
+ */
+u64 bvt_coop_left(struct rq *rq, struct sched_bvt_entity *bt)
+{
+	u64 left = bvt_coop_slice_left(bt), outsider;
+
+	if (unlikely(bvt_coop_outsider_slice(&rq->bvt, bt, &outsider)) &&
+	    (outsider || !test_tsk_need_resched(bvt_thread_task(bt))))
+		left = min_not_zero(left, outsider ?: 1);
+	return left;
+}
+
+/* The enforcement timer: what runs on @rq overran its slice, either kind. */
+void bvt_coop_check(struct rq *rq)
+{
+	bvt_coop_check_slice(rq);
+	bvt_coop_check_outsider(rq);
+}
+
+/*
  * Member @p was queued on @rq: if its deadline is now the domain's
  * earliest, it may end the slice of the outsider that runs there sooner.
  */
-static void bvt_coop_enqueued(struct rq *rq, struct task_struct *p)
+void bvt_coop_enqueued(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_coop_domain *dom = &rq->bvt.coop;
 	struct task_struct *curr = rq->curr;
@@ -839,8 +882,6 @@ void bvt_coop_exec(struct task_struct *p)
 {
 	if (p->bvt.coop && READ_ONCE(p->bvt.coop->member))
 		bvt_coop_leave(p);
-	/* Its handlers are gone too: no more QAS notifications. */
-	bvt_qas_exec(p);
 }
 
 /*
@@ -877,7 +918,7 @@ static int bvt_coop_prepare(struct task_struct *p)
  * @p is dead: its state goes, once no CPU reads it for /proc/<pid>/sched.
  * task_dead_bvt(), if it died in the class, has detached it.
  */
-static void bvt_coop_free(struct task_struct *p)
+void bvt_coop_free(struct task_struct *p)
 {
 	struct sched_bvt_coop_state *cs = p->bvt.coop;
 
@@ -966,3 +1007,17 @@ SYSCALL_DEFINE3(coop_poll, const struct sched_bvt_coop __user *, uin,
 		return ret;
 	return bvt_coop_copy_out(uout, &out, usize);
 }
+
+static struct ctl_table bvt_coop_sysctls[] = {
+	BVT_SYSCTL(sched_bvt_coop_period_ns, &bvt_allowance_min, &bvt_time_max),
+	BVT_SYSCTL(sched_bvt_coop_min_slice_ns, &bvt_allowance_min,
+		   &bvt_allowance_max),
+	BVT_SYSCTL(sched_bvt_coop_penalty_ns, SYSCTL_ZERO, &bvt_time_max),
+};
+
+static int __init sched_bvt_coop_sysctl_init(void)
+{
+	register_sysctl_init("kernel", bvt_coop_sysctls);
+	return 0;
+}
+late_initcall(sched_bvt_coop_sysctl_init);

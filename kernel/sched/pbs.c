@@ -66,7 +66,7 @@
  * A tick asks the same selection whether the running entity's turn is
  * over, and so moves L and the samples on too.
  *
- * Included from bvt.c.
+ * Built with bvt.c by build_bvt.c, under CONFIG_SCHED_BVT_PBS.
  */
 #include <linux/ctype.h>
 #include <linux/int_log.h>
@@ -602,7 +602,7 @@ static inline bool bvt_is_pbs(const struct bvt_level *lv)
  * Put @lv, locked, in @mode.  Its queue stays: entering PBS mode, its
  * runnable entities arrive now; leaving it, they are in E order already.
  */
-static void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
+void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode)
 {
 	const struct bvt_level_ops *ops;
 	struct rb_node *node;
@@ -675,7 +675,7 @@ void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
  * takes every thread of the level at once, under its rq lock.  Those who
  * allocate race only with each other (sched_setattr() from two threads).
  */
-static int bvt_pbs_alloc(struct task_struct *p)
+int bvt_pbs_alloc(struct task_struct *p)
 {
 	struct bvt_pbs_state *ps;
 
@@ -690,7 +690,7 @@ static int bvt_pbs_alloc(struct task_struct *p)
 }
 
 /* @p is dead; its rq's lock holders (/proc/<pid>/sched) may still read. */
-static void bvt_pbs_free(struct task_struct *p)
+void bvt_pbs_free(struct task_struct *p)
 {
 	struct bvt_pbs_state *ps = p->bvt.se.pbs;
 

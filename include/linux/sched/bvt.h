@@ -71,7 +71,7 @@ struct sched_bvt_entity {
 	struct sched_bvt_params		pi_params;
 	/* its part in a cooperation domain, from its first coop_poll(2) */
 	struct sched_bvt_coop_state	*coop;
-	/* its reservations, constraint and QAS set, from its first (qas.c) */
+	/* its reservations, constraint and QAS set, from its first (bvt_rsv.c) */
 	struct bvt_plan_task		*in_plan;
 };
 
@@ -80,18 +80,32 @@ struct cpumask;
 
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
-void bvt_coop_exec(struct task_struct *p);
-void bvt_task_exit(struct task_struct *p);
+void bvt_task_exec(struct task_struct *p);
 void bvt_task_dead(struct task_struct *p);
-int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask);
-int bvt_rsv_cpu_inactive(unsigned int cpu);
 bool bvt_task(struct task_struct *p);
 u64 bvt_pi_key(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
-static inline void bvt_coop_exec(struct task_struct *p) { }
-static inline void bvt_task_exit(struct task_struct *p) { }
+static inline void bvt_task_exec(struct task_struct *p) { }
 static inline void bvt_task_dead(struct task_struct *p) { }
+static inline bool bvt_task(struct task_struct *p)
+{
+	return false;
+}
+
+static inline u64 bvt_pi_key(struct task_struct *p)
+{
+	return 0;
+}
+#endif
+
+/* CPU reservations and time constraints (kernel/sched/bvt_rsv.c). */
+#ifdef CONFIG_SCHED_BVT_RSV
+void bvt_task_exit(struct task_struct *p);
+int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask);
+int bvt_rsv_cpu_inactive(unsigned int cpu);
+#else
+static inline void bvt_task_exit(struct task_struct *p) { }
 static inline int bvt_rsv_check_affinity(struct task_struct *p,
 					 const struct cpumask *mask)
 {
@@ -99,16 +113,6 @@ static inline int bvt_rsv_check_affinity(struct task_struct *p,
 }
 
 static inline int bvt_rsv_cpu_inactive(unsigned int cpu)
-{
-	return 0;
-}
-
-static inline bool bvt_task(struct task_struct *p)
-{
-	return false;
-}
-
-static inline u64 bvt_pi_key(struct task_struct *p)
 {
 	return 0;
 }

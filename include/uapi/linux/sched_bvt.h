@@ -85,7 +85,8 @@
  * a member the CPU before the others only within its share of the domain:
  * one that has run more than a turn ahead of the others while another
  * waits past its deadline is policed.  coop_poll() is system call 463
- * (see Documentation/scheduler/sched-bvt.rst, "System call numbers").
+ * (see Documentation/scheduler/sched-bvt.rst, "System call numbers"); a
+ * kernel built without CONFIG_SCHED_BVT_COOP fails it with ENOSYS.
  *
  *  @size:     sizeof(struct sched_bvt_coop), as with struct sched_attr: a
  *             larger struct is accepted if what the kernel does not know
@@ -132,7 +133,10 @@ struct sched_bvt_coop {
  * and sets size to what it wrote), @flags must be 0.  BVT_CTL_RESERVE,
  * BVT_CTL_TC_BEGIN and BVT_CTL_QAS_RESERVE take the fields the kernel
  * writes back ("out") as 0 on the way in (EINVAL otherwise); the other
- * operations ignore what they hold.
+ * operations ignore what they hold.  An operation of a mechanism the
+ * kernel is built without fails with EOPNOTSUPP: BVT_CTL_RESERVE to
+ * BVT_CTL_TC_END need CONFIG_SCHED_BVT_RSV, BVT_CTL_QAS_* need
+ * CONFIG_SCHED_BVT_QAS.
  * bvt_ctl() is system call 464 (see Documentation/scheduler/sched-bvt.rst,
  * "System call numbers").
  *
