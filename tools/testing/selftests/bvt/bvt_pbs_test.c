@@ -434,8 +434,12 @@ static void *sessions_main(void *arg)
 /* /proc/<pid>/sched shows the session: its count, T, S and p. */
 TEST_F(pbs, proc_shows_the_session)
 {
+	static const char *const fields[] = {
+		"bvt.pbs.nr_sessions", "bvt.pbs.sojourn",
+		"bvt.pbs.service", "bvt.pbs.prio",
+	};
 	struct sessions ss = { };
-	double n, t, sv, p;
+	double v[4], n, t, sv, p;
 	pthread_t th;
 
 	ASSERT_EQ(0, write_file(ALPHA, "1"));
@@ -445,10 +449,12 @@ TEST_F(pbs, proc_shows_the_session)
 	while (!atomic_load(&ss.phase))
 		usleep(1000);
 	usleep(100000);
-	n = proc_sched_field(ss.tid, "bvt.pbs.nr_sessions");
-	t = proc_sched_field(ss.tid, "bvt.pbs.sojourn");
-	sv = proc_sched_field(ss.tid, "bvt.pbs.service");
-	p = proc_sched_field(ss.tid, "bvt.pbs.prio");
+	/* One read: T and S of a running thread from the same instant */
+	proc_sched_fields(ss.tid, fields, v, 4);
+	n = v[0];
+	t = v[1];
+	sv = v[2];
+	p = v[3];
 	atomic_store(&ss.stop, true);
 	pthread_join(th, NULL);
 	printf("# %.0f sessions; T %.1f ms, S %.1f ms, p %.3f\n", n, t, sv, p);

@@ -139,24 +139,41 @@ static inline struct sched_attr other_attr(int nice)
  * process, from /proc/self/task/TID/sched (CONFIG_SCHED_DEBUG); -1 if it
  * is not there.  Times are in ms.
  */
-static inline double proc_sched_field(pid_t tid, const char *field)
+/*
+ * Fields of /proc/<tid>/sched from one read: the kernel prints them from
+ * one snapshot, so fields of a running thread can be compared.  @vals[i]
+ * is -1 for a field that is not there.
+ */
+static inline void proc_sched_fields(pid_t tid, const char *const *fields,
+				     double *vals, int n)
 {
 	char path[64], line[256];
-	size_t len = strlen(field);
-	double v = -1;
 	FILE *f;
+	int i;
 
+	for (i = 0; i < n; i++)
+		vals[i] = -1;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", tid);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *colon = strchr(line, ':');
 
-		if (!strncmp(line, field, len) && line[len] == ' ' && colon &&
-		    sscanf(colon + 1, "%lf", &v) == 1)
-			break;
+		for (i = 0; colon && i < n; i++) {
+			size_t len = strlen(fields[i]);
+
+			if (!strncmp(line, fields[i], len) && line[len] == ' ')
+				sscanf(colon + 1, "%lf", &vals[i]);
+		}
 	}
 	if (f)
 		fclose(f);
+}
+
+static inline double proc_sched_field(pid_t tid, const char *field)
+{
+	double v;
+
+	proc_sched_fields(tid, &field, &v, 1);
 	return v;
 }
 
