@@ -847,13 +847,20 @@ static void bvt_test_pbs_sampled(struct kunit *test)
 		lv->nr_queued++;
 	}
 	/* L is empty: M + L = 6 are sampled, e[0] .. e[5]. */
-	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_sampled(lv, now), &e[5].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_select_sampled(lv, now, false),
+			    &e[5].se);
+	/* Only looked at, the selection moves nothing on. */
+	KUNIT_EXPECT_EQ(test, lv->pbs_nr_top, 0U);
+	KUNIT_EXPECT_NULL(test, lv->pbs_cursor);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_select_sampled(lv, now, true),
+			    &e[5].se);
 	KUNIT_EXPECT_EQ(test, lv->pbs_nr_top, 2U);
 	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[5].se));
 	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[4].se));
 	KUNIT_EXPECT_PTR_EQ(test, lv->pbs_cursor, &e[6].se.run_node);
 	/* L and 4 more, round the end: e[6], e[7], e[0], e[1]. */
-	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_sampled(lv, now), &e[7].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_select_sampled(lv, now, true),
+			    &e[7].se);
 	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[7].se));
 	KUNIT_EXPECT_TRUE(test, bvt_pbs_in_top(lv, &e[6].se));
 	KUNIT_EXPECT_PTR_EQ(test, lv->pbs_cursor, &e[2].se.run_node);
@@ -902,7 +909,8 @@ static void bvt_test_pbs_predicted(struct kunit *test)
 	 * young log2(5 / 0.5) = 3.32, old log2(104 / 20) = 2.38.
 	 */
 	lv->nr_queued = 8;
-	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_pick_sampled(lv, now), &e[0].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_pbs_select_sampled(lv, now, true),
+			    &e[0].se);
 
 	/* The old one runs, with no bonus: it stays, but not after a yield. */
 	bvt_timeline_del(lv, &e[1].se);

@@ -291,34 +291,6 @@ static void bvt_pbs_bound_lag(struct bvt_level *lv, struct bvt_entity *curr)
 		curr->avt = lv->svt + max;
 }
 
-/*
- * The running entity's bonus gamma (Eq. 5), for a switch every dT.  The
- * equation is for threads that have run long (S >> dT); a young one's p
- * falls fast as it runs, and one picked for its S = 0 is far from the
- * others': S below dT counts as dT, a bonus of at most alpha.
- */
-static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
-{
-	const struct bvt_pbs_state *ps = bvt_pbs_session(se);
-	u64 dt = READ_ONCE(sysctl_sched_bvt_pbs_switch_ns);
-	u64 s = max(ps ? bvt_pbs_service(se, ps->session_ran) : 0, dt);
-
-	lv->pbs_gamma = bvt_pbs_mul(READ_ONCE(bvt_pbs_alpha.q16),
-				    (s64)bvt_pbs_log2(s + dt) - bvt_pbs_log2(s));
-	lv->pbs_yielded = 0;
-	bvt_pbs_bound_lag(lv, se);
-	if (trace_sched_bvt_pbs_pick_enabled() && bvt_entity_is_task(se) &&
-	    ps) {
-		u64 now = bvt_pbs_now(lv);
-
-		trace_sched_bvt_pbs_pick(bvt_task_of(se),
-					 bvt_pbs_sojourn(ps, now),
-					 bvt_pbs_service(se, ps->session_ran),
-					 bvt_pbs_entity_prio(se, now),
-					 ps->nr_sessions);
-	}
-}
-
 /* The running entity's bonus: gamma, or after sched_yield() a malus. */
 static inline s64 bvt_pbs_bonus(const struct bvt_level *lv)
 {
@@ -404,9 +376,13 @@ static void bvt_pbs_top_add(struct bvt_level *lv, struct bvt_entity *se,
 		lv->pbs_top[least] = se;
 }
 
-/* Take the BVT_PBS_SAMPLE + L - |L| next entities round the timeline. */
-static unsigned int bvt_pbs_sample(struct bvt_level *lv,
-				   struct bvt_entity **cand, unsigned int n)
+/*
+ * Take the BVT_PBS_SAMPLE + L - |L| next entities round the timeline from
+ * the cursor; *@cursor: where the next sample starts.
+ */
+static unsigned int bvt_pbs_sample(const struct bvt_level *lv,
+				   struct bvt_entity **cand, unsigned int n,
+				   struct rb_node **cursor)
 {
 	unsigned int want = BVT_PBS_SAMPLE + BVT_PBS_TOP - lv->pbs_nr_top;
 	unsigned int steps = lv->nr_queued;
@@ -425,29 +401,34 @@ static unsigned int bvt_pbs_sample(struct bvt_level *lv,
 		if (node == start)
 			break;
 	}
-	lv->pbs_cursor = node;
+	*cursor = node;
 	return n;
 }
 
 /*
  * Algorithm 1: of L, the sampled entities and the running one (with its
  * bonus, winning ties), the one with the largest p at T predicted
- * nr * q / 2M ahead, when a sampled entity is looked at again; the L
- * best of them are the next pick's L.
+ * nr * q / 2M ahead, when a sampled entity is looked at again.  Only a
+ * selection that takes effect (@advance: the pick is made, or a tick
+ * asks) makes the L best of them the next one's L and moves the samples
+ * on: a pick that core scheduling or an outsider's slice only looks at
+ * leaves them.
  */
-static struct bvt_entity *bvt_pbs_pick_sampled(struct bvt_level *lv, u64 now)
+static struct bvt_entity *bvt_pbs_select_sampled(struct bvt_level *lv,
+						 u64 now, bool advance)
 {
 	struct bvt_entity *cand[BVT_PBS_TOP + BVT_PBS_SAMPLE + 1];
 	struct bvt_entity *curr = lv->curr, *best = NULL;
 	s64 p[ARRAY_SIZE(cand)], best_p = S64_MIN;
 	u64 q = max_t(u64, READ_ONCE(sysctl_sched_bvt_pbs_switch_ns),
 		      TICK_NSEC);
+	struct rb_node *cursor;
 	unsigned int n, i, j;
 
 	now += lv->nr_queued * q / (2 * BVT_PBS_SAMPLE);
 	for (n = 0; n < lv->pbs_nr_top; n++)
 		cand[n] = lv->pbs_top[n];
-	n = bvt_pbs_sample(lv, cand, n);
+	n = bvt_pbs_sample(lv, cand, n, &cursor);
 	if (curr && curr->on_rq && !bvt_pbs_in_top(lv, curr))
 		cand[n++] = curr;
 	for (i = 0; i < n; i++) {
@@ -459,6 +440,9 @@ static struct bvt_entity *bvt_pbs_pick_sampled(struct bvt_level *lv, u64 now)
 			best_p = p[i];
 		}
 	}
+	if (!advance)
+		return best;
+	lv->pbs_cursor = cursor;
 	/* The next L: the BVT_PBS_TOP best, by selection. */
 	for (i = 0; i < n && i < BVT_PBS_TOP; i++) {
 		for (j = i + 1; j < n; j++) {
@@ -479,18 +463,53 @@ static inline bool bvt_pbs_sampling(const struct bvt_level *lv)
 	       lv->nr_queued > BVT_PBS_EXACT_MAX;
 }
 
-static struct bvt_entity *bvt_pbs_pick(struct bvt_level *lv)
+static struct bvt_entity *bvt_pbs_select(struct bvt_level *lv, bool advance)
 {
 	u64 now = bvt_pbs_now(lv);
-	struct bvt_entity *se;
 
 	if (bvt_pbs_sampling(lv))
-		se = bvt_pbs_pick_sampled(lv, now);
-	else
-		se = bvt_pbs_pick_exact(lv, now);
-	/* A sched_yield() is for the pick that follows it. */
+		return bvt_pbs_select_sampled(lv, now, advance);
+	return bvt_pbs_pick_exact(lv, now);
+}
+
+/*
+ * Side-effect free, as every level's pick: a sched_yield()'s malus lasts
+ * until another entity is picked (bvt_pbs_picked()).
+ */
+static struct bvt_entity *bvt_pbs_pick(struct bvt_level *lv)
+{
+	return bvt_pbs_select(lv, false);
+}
+
+/*
+ * The running entity's bonus gamma (Eq. 5), for a switch every dT.  The
+ * equation is for threads that have run long (S >> dT); a young one's p
+ * falls fast as it runs, and one picked for its S = 0 is far from the
+ * others': S below dT counts as dT, a bonus of at most alpha.
+ */
+static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
+{
+	const struct bvt_pbs_state *ps = bvt_pbs_session(se);
+	u64 dt = READ_ONCE(sysctl_sched_bvt_pbs_switch_ns);
+	u64 s = max(ps ? bvt_pbs_service(se, ps->session_ran) : 0, dt);
+
+	lv->pbs_gamma = bvt_pbs_mul(READ_ONCE(bvt_pbs_alpha.q16),
+				    (s64)bvt_pbs_log2(s + dt) - bvt_pbs_log2(s));
 	lv->pbs_yielded = 0;
-	return se;
+	bvt_pbs_bound_lag(lv, se);
+	/* The selection that picked it takes effect: the samples move on. */
+	if (bvt_pbs_sampling(lv))
+		bvt_pbs_select_sampled(lv, bvt_pbs_now(lv), true);
+	if (trace_sched_bvt_pbs_pick_enabled() && bvt_entity_is_task(se) &&
+	    ps) {
+		u64 now = bvt_pbs_now(lv);
+
+		trace_sched_bvt_pbs_pick(bvt_task_of(se),
+					 bvt_pbs_sojourn(ps, now),
+					 bvt_pbs_service(se, ps->session_ran),
+					 bvt_pbs_entity_prio(se, now),
+					 ps->nr_sessions);
+	}
 }
 
 /* Around a switch: sampling goes on past an entity that leaves the queue. */
@@ -514,7 +533,7 @@ static bool bvt_pbs_preempts(const struct bvt_entity *se,
 static bool bvt_pbs_expired(struct bvt_level *lv, struct bvt_entity *curr)
 {
 	bvt_pbs_bound_lag(lv, curr);
-	return bvt_pbs_pick(lv) != curr;
+	return bvt_pbs_select(lv, true) != curr;
 }
 
 /* The running entity gives up its place: any other comes first. */
