@@ -1168,8 +1168,14 @@ static struct bvt_entity *bvt_pick_top(struct bvt_rq *brq)
  */
 static void bvt_plan_repicked(struct rq *rq, struct task_struct *p)
 {
-	struct bvt_level *lv = &rq->bvt.pl.lv;
+	struct bvt_plan_level *pl = &rq->bvt.pl;
+	struct bvt_level *lv = &pl->lv;
 
+	/* By the same level, for the same reason: its timer stands. */
+	if (lv->curr == pl->next && (!pl->next || pl->curr_by == pl->next_by)) {
+		pl->next = NULL;
+		return;
+	}
 	if (lv->curr)
 		bvt_put_curr(lv, lv->curr);
 	if (bvt_plan_next(&rq->bvt))
@@ -1363,8 +1369,9 @@ static inline void bvt_tick_core(struct rq *rq, struct task_struct *p)
 static void task_tick_bvt(struct rq *rq, struct task_struct *p, int queued)
 {
 	update_curr_bvt(rq);
-	update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1);
-	cpufreq_update_util(rq, 0);
+	/* Governors hear of BVT time when its signal moved, as of fair's. */
+	if (update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 1))
+		cpufreq_update_util(rq, 0);
 	if (unlikely(bvt_plan_busy(&rq->bvt))) {
 		if (bvt_plan_done(rq))
 			resched_curr(rq);
@@ -1552,7 +1559,10 @@ static atomic_t bvt_overload_count;
 
 /*
  * After @rq's BVT threads changed: is it busy, and do threads wait there
- * that could move?  Written only at a change, as rt_set_overload() is.
+ * that could move?  Written only at a change: the busy bit when the CPU
+ * gets its first BVT thread or loses its last, as cpupri_set() is at a
+ * change of a CPU's highest RT priority, the overload bit as
+ * rt_set_overload() is.
  */
 static void bvt_update_masks(struct rq *rq)
 {
