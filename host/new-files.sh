@@ -1,15 +1,24 @@
 #!/bin/bash
 # patches/new-files lists the files the series adds, in commit groups:
-#   commit <message file under patches/>
-#   <path>...
-# "new-files.sh list" prints every path; "new-files.sh groups" prints one
-# line per commit: the message file, then its paths.
+#   commit <message file under patches/> [after <glue patch number>]
+#   <path>[@<CONFIG>,<CONFIG>...]
+# A group is committed before the glue patches of patches/series, or
+# right after the one it names.  A path with @ is the file cut down to
+# its Kconfig entries of those names (and what precedes the first
+# entry): kernel/Kconfig.bvt grows by one option per mechanism.
+# "new-files.sh list" prints every path once; "new-files.sh groups" prints
+# one line per commit: the message file, the glue patch it follows or -,
+# then its paths.
 . "$(dirname "$0")/common.sh"
 
 awk -v mode="${1:-list}" '
 	/^#/ || NF == 0 { next }
-	$1 == "commit" { if (mode == "groups" && line != "") print line; line = $2; next }
-	mode == "list" { print $1; next }
+	$1 == "commit" {
+		if (mode == "groups" && line != "") print line
+		line = $2 " " ($3 == "after" ? $4 : "-")
+		next
+	}
+	mode == "list" { sub(/@.*/, "", $1); if (!seen[$1]++) print $1; next }
 	{ line = line " " $1 }
 	END { if (mode == "groups" && line != "") print line }
 ' "$TOP/patches/new-files"

@@ -1,8 +1,14 @@
 #!/bin/bash
 # Export the series as one "git format-patch" set into $BUILD/series: the
-# new files first, in the commit groups of patches/new-files, then the glue
-# patches of patches/series.  It applies with "git am" to a clean 6.12 tree.
-# With "check", run checkpatch.pl --strict on it too.
+# glue patches of patches/series, with the commit groups of new files of
+# patches/new-files among them where each says (the class before the glue,
+# each mechanism after the glue it builds on).  It applies with "git am" to
+# a clean 6.12 tree.  With "check", run checkpatch.pl --strict on it too;
+# with "build", build each of its commits that changes the kernel, as a
+# bisection would: the options of the mechanisms that come later do not
+# exist yet there.
+#
+#   series.sh [check] [build]
 . "$(dirname "$0")/common.sh"
 
 work=$BUILD/series-tree
@@ -16,18 +22,51 @@ git -C "$SRC" worktree remove --force "$work" 2>/dev/null || rm -rf "$work"
 git -C "$SRC" worktree prune
 git -C "$SRC" worktree add -q --detach "$work" pristine
 
-while read -r msg paths; do
-	for f in $paths; do
-		mkdir -p "$(dirname "$work/$f")"
-		cp "$TOP/$f" "$work/$f"
-		"${GIT[@]}" add -f "$f"
+# kernel/Kconfig.bvt@A,B: the file with only its entries A and B.
+kconfig_cut() {
+	awk -v keep=",$2," '
+		/^(menu)?config / { on = index(keep, "," $2 ",") > 0; seen = 1 }
+		!seen || on
+	' "$TOP/$1"
+}
+
+# The new files of one group, committed with its message.
+commit_group() {
+	local msg=$1 f path
+	shift
+	for f in "$@"; do
+		path=${f%%@*}
+		mkdir -p "$(dirname "$work/$path")"
+		if [ "$path" = "$f" ]; then
+			cp "$TOP/$path" "$work/$path"
+		else
+			kconfig_cut "$path" "${f#*@}" >"$work/$path"
+		fi
+		"${GIT[@]}" add -f "$path"
 	done
 	"${GIT[@]}" commit -q -F "$TOP/patches/$msg"
-done < <("$TOP/host/new-files.sh" groups)
+}
+
+# The groups that go after glue patch $1 (- : before the first).
+commit_groups_after() {
+	local msg after paths
+	while read -r msg after paths; do
+		[ "$after" = "$1" ] || continue
+		# shellcheck disable=SC2086
+		commit_group "$msg" $paths
+	done < <("$TOP/host/new-files.sh" groups)
+}
+
+commit_groups_after -
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	"${GIT[@]}" am -q "$TOP/patches/$p" || die "patch $p does not apply"
+	commit_groups_after "${p%%-*}"
 done <"$TOP/patches/series"
+# It ends with every new file whole.
+while read -r f; do
+	cmp -s "$TOP/$f" "$work/$f" || die "the series ends with $f cut"
+done < <("$TOP/host/new-files.sh" list)
 
 rm -rf "$out"
 "${GIT[@]}" format-patch -q --cover-letter -o "$out" pristine..HEAD
@@ -45,7 +84,16 @@ ls "$out"
 #    header, which follows the TRACE_EVENT() layout of its neighbours;
 #  - ENOSYS in tools/sched: there the wrappers say with it that the running
 #    kernel lacks the system call, which is what it means.
-if [ "${1:-}" = check ]; then
+check=false build=false
+for arg in "$@"; do
+	case $arg in
+	check) check=true ;;
+	build) build=true ;;
+	*) die "usage: series.sh [check] [build]" ;;
+	esac
+done
+
+if $check; then
 	step "checkpatch.pl --strict"
 	found=$(for p in "$out"/0*.patch; do
 		case "$p" in *0000-cover-letter.patch) continue ;; esac
@@ -61,4 +109,38 @@ if [ "${1:-}" = check ]; then
 		exit 1
 	fi
 	echo "checkpatch: clean"
+fi
+
+# Each commit that touches more than documentation, tools and MAINTAINERS
+# builds, with the test kernel's configuration, in one object tree.
+if $build; then
+	obj=$BUILD/obj-series
+	cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	MAKE=(make -C "$work" O="$obj" -j"$JOBS" CC="$cc" HOSTCC="$cc" -s)
+	mkdir -p "$obj"
+	head=$("${GIT[@]}" rev-parse HEAD)
+	n=0
+	for c in $("${GIT[@]}" rev-list --reverse pristine..HEAD); do
+		n=$((n + 1))
+		subject=$("${GIT[@]}" log -1 --format=%s "$c")
+		files=$("${GIT[@]}" diff --name-only "$c^" "$c")
+		if ! grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$files"; then
+			echo "  $n $subject: nothing to build" >&2
+			continue
+		fi
+		step "building $n: $subject"
+		"${GIT[@]}" checkout -q "$c"
+		merge_fragments "$TOP/config/qemu.config" "$TOP/config/debug.config"
+		"${MAKE[@]}" olddefconfig >/dev/null
+		if ! "${MAKE[@]}" bzImage >"$obj/step.log" 2>&1; then
+			tail -30 "$obj/step.log" >&2
+			die "$n ($subject) does not build"
+		fi
+		grep -E 'warning:|error:' "$obj/step.log" | grep -v maple_tree >&2 || true
+		echo "  $(grep -o '^CONFIG_SCHED_BVT[A-Z_]*=y' "$obj/.config" |
+			   tr '\n' ' ')" >&2
+	done
+	"${GIT[@]}" checkout -q "$head"
+	echo "series: every step builds"
 fi
