@@ -201,6 +201,12 @@ static inline bool bvt_plan_busy(const struct bvt_rq *brq)
 	       (brq->pl.plan || brq->pl.nr_qas);
 }
 
+/* Has the plan of @brq stopped its timer until a thread comes? */
+static inline bool bvt_plan_resting(const struct bvt_rq *brq)
+{
+	return IS_ENABLED(CONFIG_SCHED_BVT_RSV) && unlikely(brq->pl.resting);
+}
+
 /* The thread's entity that runs by the plan level of @brq; NULL: none. */
 static inline struct bvt_entity *bvt_plan_curr(const struct bvt_rq *brq)
 {
@@ -1049,6 +1055,10 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	if (IS_ENABLED(CONFIG_SCHED_BVT_COOP) &&
 	    unlikely(se->lv == &rq->bvt.coop.lv))
 		bvt_coop_enqueued(rq, p);
+	if (bvt_plan_resting(&rq->bvt))
+		bvt_plan_wake(rq);
+	if (bvt_in_plan(bt))
+		bvt_plan_enqueued(rq, p);
 	if (bvt_qas_of(p))
 		bvt_qas_enqueued(rq, p);
 	WRITE_ONCE(rq->bvt.nr_running, rq->bvt.nr_running + 1);

@@ -381,9 +381,11 @@ struct bvt_plan_level {
 	struct bvt_rsv			*slot_owner;	/* of the current slot */
 	struct hrtimer			timer;		/* at slot_end */
 #ifdef CONFIG_SMP
-	call_single_data_t		csd;		/* arms it on its CPU */
+	struct irq_work			kick;		/* arms it on its CPU */
 #endif
 	bool				parked;		/* its CPU is offline */
+	/* its timer stops: nothing to run or fetch (bvt_plan_rest()) */
+	bool				resting;
 	/* no reservation left on it: kept for its constraints until they end */
 	bool				orphan;
 	struct rb_root_cached		tcs;		/* accepted, by deadline */
@@ -581,6 +583,8 @@ void bvt_plan_leave(struct task_struct *p);
 void bvt_plan_task_dead(struct task_struct *p);
 void bvt_plan_park(struct rq *rq);
 void bvt_plan_unpark(struct rq *rq);
+void bvt_plan_wake(struct rq *rq);
+void bvt_plan_enqueued(struct rq *rq, struct task_struct *p);
 void bvt_rsv_proc_show(struct task_struct *p, struct seq_file *m);
 long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg);
 long bvt_ctl_tc(unsigned int op, pid_t pid, void __user *uarg);
@@ -598,6 +602,8 @@ static inline void bvt_plan_leave(struct task_struct *p) { }
 static inline void bvt_plan_task_dead(struct task_struct *p) { }
 static inline void bvt_plan_park(struct rq *rq) { }
 static inline void bvt_plan_unpark(struct rq *rq) { }
+static inline void bvt_plan_wake(struct rq *rq) { }
+static inline void bvt_plan_enqueued(struct rq *rq, struct task_struct *p) { }
 static inline void bvt_rsv_proc_show(struct task_struct *p,
 				     struct seq_file *m) { }
 static inline long bvt_ctl_rsv(unsigned int op, pid_t pid, void __user *uarg)

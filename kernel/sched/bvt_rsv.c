@@ -31,6 +31,7 @@
  * is exact, and the paper's backtracking search is not needed.
  */
 #include <linux/cpu.h>
+#include <linux/irq_work.h>
 #include <linux/sched/cputime.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -1158,7 +1159,7 @@ static void bvt_plan_arm(struct rq *rq)
 		return;
 #ifdef CONFIG_SMP
 	if (rq != this_rq()) {
-		smp_call_function_single_async(cpu_of(rq), &rq->bvt.pl.csd);
+		irq_work_queue_on(&rq->bvt.pl.kick, cpu_of(rq));
 		return;
 	}
 #endif
@@ -1182,22 +1183,106 @@ void bvt_plan_park(struct rq *rq)
 void bvt_plan_unpark(struct rq *rq)
 {
 	rq->bvt.pl.parked = false;
-	if (rq->bvt.pl.plan) {
-		bvt_plan_seek_owner(rq, ktime_get_ns());
-		bvt_plan_arm(rq);
+	if (rq->bvt.pl.plan)
+		bvt_plan_wake(rq);
+}
+
+/*
+ * Has @rq's plan nothing to run or fetch until a thread comes: no BVT
+ * thread here, no constraint accepted here, and no thread of one of its
+ * reservations runnable anywhere?
+ */
+static bool bvt_plan_unused(struct rq *rq)
+{
+	const struct bvt_plan *plan = rq->bvt.pl.plan;
+	const struct bvt_rsv *owner;
+	struct task_struct *p;
+	unsigned int i;
+
+	for (i = 0; i < plan->nr_slots; i++) {
+		owner = plan->slots[i].owner;
+		if (!owner || bvt_rsv_is_idle(owner))
+			continue;
+		p = READ_ONCE(owner->task);
+		if (p && READ_ONCE(p->bvt.se.on_rq))
+			return false;
 	}
+	return true;
+}
+
+/*
+ * From the plan's timer: if the plan is unused, its timer stops, so that
+ * the slots of threads that sleep wake no idle or nohz_full CPU, until a
+ * thread comes (bvt_plan_wake()): a thread queued on another CPU
+ * meanwhile is seen here, or sees the mark.
+ */
+static bool bvt_plan_rest(struct rq *rq)
+{
+	if (rq->bvt.nr_running || rq->bvt.pl.nr_tcs)
+		return false;
+	WRITE_ONCE(rq->bvt.pl.resting, true);
+	/* The mark before the look: pairs with bvt_plan_enqueued(). */
+	smp_mb();
+	if (bvt_plan_unused(rq))
+		return true;
+	WRITE_ONCE(rq->bvt.pl.resting, false);
+	return false;
+}
+
+/*
+ * A thread comes to @rq, locked, or a constraint is accepted there: the
+ * plan takes up its slots where they are now, and its timer again.
+ */
+void bvt_plan_wake(struct rq *rq)
+{
+	WRITE_ONCE(rq->bvt.pl.resting, false);
+	bvt_plan_seek_owner(rq, ktime_get_ns());
+	bvt_plan_arm(rq);
 }
 
 #ifdef CONFIG_SMP
-static void bvt_plan_csd_fn(void *arg)
+/*
+ * An irq_work, not a csd: a csd for the CPU it is sent from runs at once,
+ * in bvt_plan_enqueued() under the lock of the rq being enqueued on.
+ */
+static void bvt_plan_kick_fn(struct irq_work *work)
 {
-	struct rq *rq = arg;
+	struct rq *rq = container_of(work, struct rq, bvt.pl.kick);
 	struct rq_flags rf;
 
 	rq_lock(rq, &rf);
-	if (rq->bvt.pl.plan)
-		bvt_plan_arm(rq);
+	if (rq->bvt.pl.plan) {
+		if (rq->bvt.pl.resting)
+			bvt_plan_wake(rq);
+		else
+			bvt_plan_arm(rq);
+	}
 	rq_unlock(rq, &rf);
+}
+
+/*
+ * @p, with a part in the plan, was queued on @rq: if it has a reservation
+ * on another CPU, whose plan rests, that plan wakes (on @rq, the class did
+ * that under the lock the timer takes).
+ */
+void bvt_plan_enqueued(struct rq *rq, struct task_struct *p)
+{
+	struct bvt_rsv *rsv = bvt_rsv_of(p);
+	struct rq *home;
+
+	if (!rsv)
+		return;
+	home = cpu_rq(READ_ONCE(rsv->cpu));
+	if (home == rq)
+		return;
+	/* Queued before the look at the mark: pairs with bvt_plan_rest(). */
+	smp_mb();
+	if (READ_ONCE(home->bvt.pl.resting))
+		irq_work_queue_on(&home->bvt.pl.kick, cpu_of(home));
+}
+#else
+void bvt_plan_enqueued(struct rq *rq, struct task_struct *p)
+{
 }
 #endif
 
@@ -1213,6 +1298,7 @@ static struct bvt_plan *bvt_plan_set(struct rq *rq, struct bvt_plan *plan,
 
 	rq->bvt.pl.plan = plan;
 	rq->bvt.pl.orphan = false;
+	WRITE_ONCE(rq->bvt.pl.resting, false);
 	/* What runs is picked again, by the new plan. */
 	resched_curr(rq);
 	if (!plan) {
@@ -1301,8 +1387,9 @@ static enum hrtimer_restart bvt_plan_timer_fn(struct hrtimer *timer)
 		bvt_tc_pull(rq, &rf);
 		/* A plan kept for constraints alone, and none left: it ends. */
 		bvt_plan_tcs_gone(rq);
-		if (rq->bvt.pl.plan && !hrtimer_is_queued(timer)) {
-			/* (A plan set meanwhile was armed by its setter.) */
+		/* (A plan set meanwhile was armed by its setter.) */
+		if (rq->bvt.pl.plan && !hrtimer_is_queued(timer) &&
+		    !bvt_plan_rest(rq)) {
 			resched_curr(rq);
 			bvt_plan_arm(rq);
 		}
@@ -1539,10 +1626,11 @@ void init_bvt_plan_level(struct bvt_plan_level *pl, struct rq *rq)
 	pl->qas_parts = RB_ROOT_CACHED;
 	pl->nr_qas = 0;
 	pl->parked = false;
+	pl->resting = false;
 	hrtimer_init(&pl->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	pl->timer.function = bvt_plan_timer_fn;
 #ifdef CONFIG_SMP
-	INIT_CSD(&pl->csd, bvt_plan_csd_fn, rq);
+	pl->kick = IRQ_WORK_INIT_HARD(bvt_plan_kick_fn);
 #endif
 }
 
@@ -1561,7 +1649,12 @@ int bvt_plan_home(struct task_struct *p)
 
 	if (rsv && bvt_rsv_task(rsv) == p) {
 		cpu = READ_ONCE(rsv->cpu);
-		if (READ_ONCE(cpu_rq(cpu)->bvt.pl.slot_owner) == rsv)
+		/*
+		 * A resting plan's slot is not known without a look: the
+		 * thread goes there, and its coming wakes the plan.
+		 */
+		if (READ_ONCE(cpu_rq(cpu)->bvt.pl.slot_owner) == rsv ||
+		    READ_ONCE(cpu_rq(cpu)->bvt.pl.resting))
 			return cpu;
 	}
 	if (tc && READ_ONCE(tc->cpu) >= 0 && bvt_tc_wants(tc, ktime_get_ns()))
@@ -2182,6 +2275,8 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 	rq_lock_irqsave(rq, &rf);
 	now = ktime_get_ns();
 	plan = rq->bvt.pl.plan;
+	if (plan && rq->bvt.pl.resting)
+		bvt_plan_wake(rq);
 	epoch = plan ? rq->bvt.pl.epoch : now;
 	if (!plan)
 		plan = per_cpu(bvt_idle_plan, cpu);

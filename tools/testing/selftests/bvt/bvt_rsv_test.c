@@ -862,6 +862,92 @@ TEST_F(rsv, spread_over_cpus)
 	usleep(100 * 1000);
 }
 
+#define TRACEFS		"/sys/kernel/tracing"
+#define SLOT_EVENT	TRACEFS "/events/sched_bvt/sched_bvt_rsv_slot/enable"
+
+/* Changes of slot that @cpu's plan made in @ms, from the slot tracepoint. */
+static int slot_changes(int cpu, int ms)
+{
+	char line[512], want[32];
+	int n = 0;
+	FILE *f;
+
+	write_file(TRACEFS "/trace", "");
+	write_file(SLOT_EVENT, "1");
+	usleep(ms * 1000);
+	write_file(SLOT_EVENT, "0");
+	snprintf(want, sizeof(want), " cpu=%d pid=", cpu);
+	f = fopen(TRACEFS "/trace", "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !!strstr(line, want);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+struct rester {
+	int cpu, err, wake[2];
+	pid_t tid;
+	atomic_bool stop;
+};
+
+/* Reserve 2 ms every 10 ms on @r->cpu, sleep until woken, then spin. */
+static void *rester_main(void *arg)
+{
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct rester *r = arg;
+	char c;
+
+	r->tid = gettid();
+	if (pin_self(r->cpu) || sys_sched_setattr(0, &attr, 0) ||
+	    reserve(0, 2 * MS, 10 * MS, NULL))
+		r->err = errno;
+	if (read(r->wake[0], &c, 1) != 1)
+		r->err = errno;
+	while (!atomic_load(&r->stop))
+		;
+	return NULL;
+}
+
+/*
+ * A plan whose thread sleeps, on a CPU with no other BVT thread, stops its
+ * timer: over 500 ms the 100 changes of slot of a 2/10 ms reservation make
+ * no timer interrupt (a few at most, before it stops).  Woken, the thread
+ * has its reservation again: the slots change, some 2 per 10 ms, and it is
+ * charged reserved time, about 2 ms per 10.
+ */
+TEST_F(rsv, plan_rests_while_its_thread_sleeps)
+{
+	struct rester r = { .cpu = test_cpu() };
+	int asleep, awake;
+	double ran;
+	pthread_t th;
+
+	if (access(SLOT_EVENT, F_OK))
+		SKIP(return, "no tracefs at " TRACEFS);
+	ASSERT_EQ(0, pipe(r.wake));
+	ASSERT_EQ(0, pthread_create(&th, NULL, rester_main, &r));
+	usleep(100 * 1000);
+	ASSERT_EQ(0, r.err) TH_LOG("%s", strerror(r.err));
+	asleep = slot_changes(r.cpu, 500);
+	ASSERT_EQ(1, write(r.wake[1], "x", 1));
+	usleep(50 * 1000);
+	ran = proc_sched_field(r.tid, "bvt.rsv.ran");
+	awake = slot_changes(r.cpu, 500);
+	ran = proc_sched_field(r.tid, "bvt.rsv.ran") - ran;
+	atomic_store(&r.stop, true);
+	pthread_join(th, NULL);
+	printf("# slot changes: %d asleep, %d awake in 500 ms; ", asleep,
+	       awake);
+	printf("%.0f ms reserved time run awake\n", ran);
+	EXPECT_LE(asleep, 4);
+	EXPECT_GE(awake, 40);
+	/* 100 ms due; the window is the trace's, a little over 500 ms */
+	EXPECT_GE(ran, 60);
+	close(r.wake[0]);
+	close(r.wake[1]);
+}
+
 /* A spinner's CPU time over @ms, in ms. */
 static double cpu_ms_of(pid_t tid, double ms)
 {
