@@ -1479,6 +1479,30 @@ static void on_signal(int sig)
 	atomic_fetch_add(&signals, 1);
 }
 
+/*
+ * One reservation, constraint and QAS set of the worker's own, made first:
+ * the run then has something of each to let go of however few calls a slow
+ * host lets the draws make.  The constraint is tried a few times, as a
+ * full CPU refuses one.
+ */
+static void make_one_of_each(unsigned int *seed)
+{
+	struct sched_attr attr = bvt_attr(SCHED_BVT_WEIGHT_DEFAULT, 0);
+	struct sched_bvt_tc tc;
+	int i;
+
+	if (!have_rsv || sys_sched_setattr(0, &attr, 0))
+		return;
+	reserve_small(0, seed);
+	for (i = 0; i < 8; i++) {
+		tc = small_tc(seed, SCHED_BVT_TC_END_PREV);
+		if (begin_tc(&tc) == 1)
+			break;
+	}
+	if (have_qas)
+		make_qas_set(0, seed);
+}
+
 static void *worker_main(void *arg)
 {
 	struct sched_attr other = other_attr(0);
@@ -1492,6 +1516,7 @@ static void *worker_main(void *arg)
 	 */
 	pthread_mutex_lock(&self->lock);
 	self->tid = gettid();
+	make_one_of_each(&seed);
 	sys_sched_setattr(0, &other, 0);
 	pthread_mutex_unlock(&self->lock);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
