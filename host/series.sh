@@ -5,8 +5,8 @@
 # each mechanism after the glue it builds on).  It applies with "git am" to
 # a clean 6.12 tree.  With "check", run checkpatch.pl --strict on it too;
 # with "build", build each of its commits that changes the kernel, as a
-# bisection would: the options of the mechanisms that come later do not
-# exist yet there.
+# bisection would (the options of the mechanisms that come later do not
+# exist yet there), and the selftests at each commit that adds some.
 #
 #   series.sh [check] [build]
 . "$(dirname "$0")/common.sh"
@@ -111,8 +111,40 @@ if $check; then
 	echo "checkpatch: clean"
 fi
 
+# The kernel as commit $2 has it.
+build_kernel() {
+	step "building $1: $3"
+	"${GIT[@]}" checkout -q "$2"
+	merge_fragments "$TOP/config/qemu.config" "$TOP/config/debug.config"
+	"${MAKE[@]}" olddefconfig >/dev/null
+	if ! "${MAKE[@]}" bzImage >"$obj/step.log" 2>&1; then
+		tail -30 "$obj/step.log" >&2
+		die "$1 ($3) does not build"
+	fi
+	grep -E 'warning:|error:' "$obj/step.log" | grep -v maple_tree >&2 || true
+	echo "  $(grep -o '^CONFIG_SCHED_BVT[A-Z_]*=y' "$obj/.config" |
+		   tr '\n' ' ')" >&2
+}
+
+# The selftests as commit $2 has them, against its uapi headers.
+build_selftests() {
+	step "building the selftests of $1: $3"
+	"${GIT[@]}" checkout -q "$2"
+	"${MAKE[@]}" headers >/dev/null
+	rm -rf "$obj/selftests"
+	mkdir -p "$obj/selftests"
+	make -C "$work/tools/testing/selftests/bvt" -s \
+		OUTPUT="$obj/selftests" KHDR_INCLUDES="-isystem $obj/usr/include" \
+		all >"$obj/step.log" 2>&1 || {
+		tail -30 "$obj/step.log" >&2
+		die "$1 ($3): the selftests do not build"
+	}
+	echo "  $(cd "$obj/selftests" && echo *)" >&2
+}
+
 # Each commit that touches more than documentation, tools and MAINTAINERS
-# builds, with the test kernel's configuration, in one object tree.
+# builds, with the test kernel's configuration, in one object tree; each
+# that adds selftests builds them.
 if $build; then
 	obj=$BUILD/obj-series
 	cc=gcc
@@ -125,21 +157,16 @@ if $build; then
 		n=$((n + 1))
 		subject=$("${GIT[@]}" log -1 --format=%s "$c")
 		files=$("${GIT[@]}" diff --name-only "$c^" "$c")
-		if ! grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$files"; then
+		tests=false kernel=false
+		grep -q '^tools/testing/selftests/bvt/' <<<"$files" && tests=true
+		grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$files" &&
+			kernel=true
+		if ! $kernel && ! $tests; then
 			echo "  $n $subject: nothing to build" >&2
 			continue
 		fi
-		step "building $n: $subject"
-		"${GIT[@]}" checkout -q "$c"
-		merge_fragments "$TOP/config/qemu.config" "$TOP/config/debug.config"
-		"${MAKE[@]}" olddefconfig >/dev/null
-		if ! "${MAKE[@]}" bzImage >"$obj/step.log" 2>&1; then
-			tail -30 "$obj/step.log" >&2
-			die "$n ($subject) does not build"
-		fi
-		grep -E 'warning:|error:' "$obj/step.log" | grep -v maple_tree >&2 || true
-		echo "  $(grep -o '^CONFIG_SCHED_BVT[A-Z_]*=y' "$obj/.config" |
-			   tr '\n' ' ')" >&2
+		if $kernel; then build_kernel "$n" "$c" "$subject"; fi
+		if $tests; then build_selftests "$n" "$c" "$subject"; fi
 	done
 	"${GIT[@]}" checkout -q "$head"
 	echo "series: every step builds"
