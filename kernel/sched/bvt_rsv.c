@@ -1277,7 +1277,11 @@ void bvt_plan_enqueued(struct rq *rq, struct task_struct *p)
 		return;
 	/* Queued before the look at the mark: pairs with bvt_plan_rest(). */
 	smp_mb();
-	if (READ_ONCE(home->bvt.pl.resting))
+	/*
+	 * Unlike a csd, an irq_work is queued for an offline CPU too: the
+	 * plan of one (suspend keeps its reservations) wakes as it unparks.
+	 */
+	if (READ_ONCE(home->bvt.pl.resting) && cpu_online(cpu_of(home)))
 		irq_work_queue_on(&home->bvt.pl.kick, cpu_of(home));
 }
 #else
