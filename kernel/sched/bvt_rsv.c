@@ -1147,6 +1147,21 @@ static u64 bvt_plan_due(struct rq *rq)
 	return next;
 }
 
+#ifdef CONFIG_SMP
+/*
+ * Have @rq's CPU arm or wake its plan.  An irq_work, not a csd: a csd for
+ * the CPU it is sent from runs at once, in bvt_plan_enqueued() under the
+ * lock of the rq being enqueued on.  Unlike a csd, an irq_work is queued
+ * for an offline CPU too: the plan of one (suspend keeps its
+ * reservations) is armed as its CPU unparks.
+ */
+static void bvt_plan_kick(struct rq *rq)
+{
+	if (cpu_online(cpu_of(rq)))
+		irq_work_queue_on(&rq->bvt.pl.kick, cpu_of(rq));
+}
+#endif
+
 /*
  * Start @rq's plan timer, locked, for bvt_plan_due().  Pinned, and
  * only started on @rq's own CPU, as the enforcement timer: a timer started
@@ -1159,7 +1174,7 @@ static void bvt_plan_arm(struct rq *rq)
 		return;
 #ifdef CONFIG_SMP
 	if (rq != this_rq()) {
-		irq_work_queue_on(&rq->bvt.pl.kick, cpu_of(rq));
+		bvt_plan_kick(rq);
 		return;
 	}
 #endif
@@ -1241,10 +1256,6 @@ void bvt_plan_wake(struct rq *rq)
 }
 
 #ifdef CONFIG_SMP
-/*
- * An irq_work, not a csd: a csd for the CPU it is sent from runs at once,
- * in bvt_plan_enqueued() under the lock of the rq being enqueued on.
- */
 static void bvt_plan_kick_fn(struct irq_work *work)
 {
 	struct rq *rq = container_of(work, struct rq, bvt.pl.kick);
@@ -1277,12 +1288,8 @@ void bvt_plan_enqueued(struct rq *rq, struct task_struct *p)
 		return;
 	/* Queued before the look at the mark: pairs with bvt_plan_rest(). */
 	smp_mb();
-	/*
-	 * Unlike a csd, an irq_work is queued for an offline CPU too: the
-	 * plan of one (suspend keeps its reservations) wakes as it unparks.
-	 */
-	if (READ_ONCE(home->bvt.pl.resting) && cpu_online(cpu_of(home)))
-		irq_work_queue_on(&home->bvt.pl.kick, cpu_of(home));
+	if (READ_ONCE(home->bvt.pl.resting))
+		bvt_plan_kick(home);
 }
 #else
 void bvt_plan_enqueued(struct rq *rq, struct task_struct *p)
