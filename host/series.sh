@@ -2,8 +2,9 @@
 # Export the series as one "git format-patch" set into $BUILD/series: the
 # glue patches of patches/series, with the commit groups of new files of
 # patches/new-files among them where each says (the class before the glue,
-# each mechanism after the glue it builds on).  It applies with "git am" to
-# a clean 6.12 tree.  With "check", run checkpatch.pl --strict on it too;
+# each mechanism after the glue it builds on), and its stage patches where
+# they are listed.  It applies with "git am" to a clean 6.12 tree.  With
+# "check", run checkpatch.pl --strict on it too;
 # with "build", build each of its commits that changes the kernel, as a
 # bisection would (the options of the mechanisms that come later do not
 # exist yet there), and the selftests at each commit that adds some.
@@ -12,6 +13,7 @@
 . "$(dirname "$0")/common.sh"
 
 work=$BUILD/series-tree
+stage=$BUILD/series-stage
 out=$BUILD/series
 GIT=(git -C "$work" -c user.name="SCHED_BVT developers"
      -c user.email=sched-bvt@localhost)
@@ -22,6 +24,20 @@ git -C "$SRC" worktree remove --force "$work" 2>/dev/null || rm -rf "$work"
 git -C "$SRC" worktree prune
 git -C "$SRC" worktree add -q --detach "$work" pristine
 
+# The new files as the series starts from them: this tree's, with every
+# stage patch taken back, the last first.  Each group's files are copied
+# from here, and each stage patch applied here on its way.
+rm -rf "$stage"
+mkdir -p "$stage"
+"$TOP/host/new-files.sh" list | (cd "$TOP" && xargs cp --parents -t "$stage")
+while read -r p; do
+	patch -d "$stage" -p1 -R -E -s -f --no-backup-if-mismatch \
+		<"$TOP/patches/$p" >"$stage.log" 2>&1 || {
+		cat "$stage.log" >&2
+		die "stage patch $p does not come off this tree's files"
+	}
+done < <("$TOP/host/new-files.sh" stages | tac)
+
 # kernel/Kconfig.bvt@A,B: the file with only its entries A and B.
 kconfig_cut() {
 	awk -v keep=",$2," '
@@ -30,15 +46,29 @@ kconfig_cut() {
 	' "$TOP/$1"
 }
 
-# The new files of one group, committed with its message.
+# The new files of one group and the files its stage patch changes,
+# committed with its message.
 commit_group() {
-	local msg=$1 f path
+	local msg=$1 f path paths=()
 	shift
 	for f in "$@"; do
+		case $f in
+		patch:*)
+			f=${f#patch:}
+			patch -d "$stage" -p1 -E -s -f --no-backup-if-mismatch \
+				<"$TOP/patches/$f" ||
+				die "stage patch $f does not apply"
+			mapfile -t -O "${#paths[@]}" paths < <(sed -n \
+				's|^+++ b/\([^[:space:]]*\).*|\1|p' "$TOP/patches/$f")
+			;;
+		*) paths+=("$f") ;;
+		esac
+	done
+	for f in "${paths[@]}"; do
 		path=${f%%@*}
 		mkdir -p "$(dirname "$work/$path")"
 		if [ "$path" = "$f" ]; then
-			cp "$TOP/$path" "$work/$path"
+			cp "$stage/$path" "$work/$path"
 		else
 			kconfig_cut "$path" "${f#*@}" >"$work/$path"
 		fi

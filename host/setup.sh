@@ -8,7 +8,7 @@
 
 PACKAGES=(
 	"linux-source-6.12=$KERNEL_DEB_VERSION"
-	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod patch
 	xz-utils ccache git python3-venv
 	qemu-system-x86 busybox-static
 	rt-tests trace-cmd linux-perf stress-ng
