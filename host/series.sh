@@ -100,6 +100,15 @@ done < <("$TOP/host/new-files.sh" list)
 
 rm -rf "$out"
 "${GIT[@]}" format-patch -q --cover-letter -o "$out" pristine..HEAD
+# The cover letter's subject and text: patches/msg/cover-letter.txt.
+python3 - "$out/0000-cover-letter.patch" "$TOP/patches/msg/cover-letter.txt" <<'PY'
+import sys
+cover, msg = sys.argv[1], open(sys.argv[2]).read().split('\n', 1)
+text = open(cover).read()
+text = text.replace('*** SUBJECT HERE ***', msg[0], 1)
+text = text.replace('*** BLURB HERE ***', msg[1].strip('\n'), 1)
+open(cover, 'w').write(text)
+PY
 ls "$out"
 
 # checkpatch.pl --strict must find nothing but what is listed here, with
