@@ -29,14 +29,16 @@ demo)
 	"$bin/bvt_demo" 2>&1 | tee "$out/demo.txt"
 	;;
 check)
+	# A step of the series (host/series.sh boot) has fewer of them.
 	for t in "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh; do
+		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
 		echo "running $name" >&2
 		timeout 300 "$t" >"$out/$name.tap" 2>&1
 		echo $? >"$out/$name.rc"
 	done
 	# Last: it takes CPUs offline and flips the sysctls while it runs.
-	stress 30
+	[ -e "$bin/bvt_stress" ] && stress 30
 	;;
 stress)
 	stress "${4:-20}"

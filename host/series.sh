@@ -7,9 +7,11 @@
 # "check", run checkpatch.pl --strict on it too;
 # with "build", build each of its commits that changes the kernel, as a
 # bisection would (the options of the mechanisms that come later do not
-# exist yet there), and the selftests at each commit that adds some.
+# exist yet there), and the selftests at each commit that adds some; with
+# "boot" too, boot the kernel of each commit that adds selftests with two
+# vCPUs and run every test there is at that point, KUnit's included.
 #
-#   series.sh [check] [build]
+#   series.sh [check] [build] [boot]
 . "$(dirname "$0")/common.sh"
 
 work=$BUILD/series-tree
@@ -123,12 +125,13 @@ ls "$out"
 #    header, which follows the TRACE_EVENT() layout of its neighbours;
 #  - ENOSYS in tools/sched: there the wrappers say with it that the running
 #    kernel lacks the system call, which is what it means.
-check=false build=false
+check=false build=false boot=false
 for arg in "$@"; do
 	case $arg in
 	check) check=true ;;
 	build) build=true ;;
-	*) die "usage: series.sh [check] [build]" ;;
+	boot) build=true boot=true ;;
+	*) die "usage: series.sh [check] [build] [boot]" ;;
 	esac
 done
 
@@ -181,6 +184,22 @@ build_selftests() {
 	echo "  $(cd "$obj/selftests" && echo *)" >&2
 }
 
+# Boot the kernel and the selftests built at commit $1 and run them, as
+# "make check" does, into $BUILD/results/series/$1.
+boot_step() {
+	local dir=$BUILD/results/series/$1 boot=$BUILD/series-boot
+	step "booting $1 with two vCPUs and running its tests: $2"
+	rm -rf "$dir" "$boot"
+	mkdir -p "$dir" "$boot"
+	cp -r "$obj/selftests" "$boot/selftests"
+	cp "$obj/arch/x86/boot/bzImage" "$boot/bzImage"
+	BVT_KERNEL=$boot/bzImage "$TOP/host/boot.sh" 2 "$dir" 1500 \
+		"$TOP/host/guest-run.sh" "$dir" "$boot/selftests" check || true
+	python3 "$TOP/host/results.py" "$dir" >"$dir/summary" 2>&1 || true
+	echo "  $1: $(tail -1 "$dir/summary")" >&2
+	summaries+=("$1 $2: $(tail -1 "$dir/summary")")
+}
+
 # Each commit that touches more than documentation, tools and MAINTAINERS
 # builds, with the test kernel's configuration, in one object tree; each
 # that adds selftests builds them.
@@ -190,6 +209,12 @@ if $build; then
 	command -v ccache >/dev/null && cc="ccache gcc"
 	MAKE=(make -C "$work" O="$obj" -j"$JOBS" CC="$cc" HOSTCC="$cc" -s)
 	mkdir -p "$obj"
+	summaries=()
+	if $boot; then
+		"$TOP/host/setup.sh"
+		BVT_ACCEL=${BVT_ACCEL:-$("$TOP/host/boot.sh" --probe)}
+		export BVT_ACCEL
+	fi
 	head=$("${GIT[@]}" rev-parse HEAD)
 	n=0
 	for c in $("${GIT[@]}" rev-list --reverse pristine..HEAD); do
@@ -206,7 +231,12 @@ if $build; then
 		fi
 		if $kernel; then build_kernel "$n" "$c" "$subject"; fi
 		if $tests; then build_selftests "$n" "$c" "$subject"; fi
+		if $boot && $tests; then boot_step "$n" "$subject"; fi
 	done
 	"${GIT[@]}" checkout -q "$head"
 	echo "series: every step builds"
+	if $boot; then
+		printf '%s\n' "${summaries[@]}"
+		! grep -q ' [1-9][0-9]* failed' < <(printf '%s\n' "${summaries[@]}")
+	fi
 fi
