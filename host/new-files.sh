@@ -8,8 +8,8 @@
 # entry): kernel/Kconfig.bvt grows by one option per mechanism.
 # A line "patch stages/<name>.patch" in a group is a step of a file the
 # series adds whole earlier: the class grows in steps (SMP, PI,
-# tracepoints), and each mechanism brings its hooks in the class, its
-# trace events and its documentation with it.  A stage patch is a plain
+# tracepoints), and each mechanism brings its trace events, its KUnit
+# cases and its documentation with it.  A stage patch is a plain
 # "diff -u" of new files (a/ and b/ paths) from what they are before the
 # step to what they are after; the series starts from the files as they
 # are in this tree with every stage patch taken back, last first (see
