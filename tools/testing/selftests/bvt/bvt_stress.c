@@ -46,9 +46,8 @@
  *    that overlaps a CPU going offline is held to CANARY_OFFLINE_MAX_S:
  *    on 2 vCPUs every thread of the machine then runs on the CPU left,
  *    with the kworkers that take the other down, for as long as the
- *    write takes (up to tens of seconds under TCG); waits of 3.6 and
- *    3.9 s were seen in writes of 4 and 7 s, while a fair server that
- *    stopped would hold the canary for the rest of the run;
+ *    write takes, while a fair server that stopped would hold the canary
+ *    for the rest of the run;
  *  - a global memory barrier (a grace period: RCU boosting must end the
  *    starvation of a reader that a strong thread preempted) takes less than
  *    BARRIER_MAX_S.  MEMBARRIER_CMD_GLOBAL refuses to run where a CPU is
@@ -1858,14 +1857,27 @@ static void *canary_main(void *arg)
 	return NULL;
 }
 
+static int nr_hotplug_ops(void)
+{
+	int n = atomic_load(&nr_hotplug_log);
+
+	return n < MAX_HOTPLUG_LOG ? n : MAX_HOTPLUG_LOG;
+}
+
+static bool hotplug_overlaps(const struct hotplug_op *op, double start,
+			     double end)
+{
+	return op->end > start && op->start < end;
+}
+
 /* Does [@start, @end] overlap a write that took a CPU offline? */
 static bool during_offline(double start, double end)
 {
-	int i, n = atomic_load(&nr_hotplug_log);
+	int i;
 
-	for (i = 0; i < n && i < MAX_HOTPLUG_LOG; i++)
-		if (!hotplug_log[i].online && hotplug_log[i].end > start &&
-		    hotplug_log[i].start < end)
+	for (i = 0; i < nr_hotplug_ops(); i++)
+		if (!hotplug_log[i].online &&
+		    hotplug_overlaps(&hotplug_log[i], start, end))
 			return true;
 	return false;
 }
@@ -1891,14 +1903,14 @@ static void canary_waits(double *other, double *offline)
 /* The hotplug writes that overlap the canary's longest wait. */
 static void report_canary_gap(struct __test_metadata *_metadata)
 {
-	int i, n = atomic_load(&nr_hotplug_log);
 	double end = gap_start + canary_gap;
+	int i;
 
 	TH_LOG("SCHED_OTHER canary's longest wait: %.3f s, from %.3f s, CPU %d -> %d",
 	       canary_gap, gap_start - t_start, gap_cpu[0], gap_cpu[1]);
-	for (i = 0; i < n && i < MAX_HOTPLUG_LOG; i++)
-		if (hotplug_log[i].end > gap_start - 0.5 &&
-		    hotplug_log[i].start < end + 0.5)
+	for (i = 0; i < nr_hotplug_ops(); i++)
+		if (hotplug_overlaps(&hotplug_log[i], gap_start - 0.5,
+				     end + 0.5))
 			TH_LOG("  CPU %d %s from %.3f s to %.3f s",
 			       hotplug_log[i].cpu,
 			       hotplug_log[i].online ? "online" : "offline",
