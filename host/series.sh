@@ -9,7 +9,9 @@
 # bisection would (the options of the mechanisms that come later do not
 # exist yet there), and the selftests at each commit that adds some; with
 # "boot" too, boot the kernel of each commit that adds selftests with two
-# vCPUs and run every test there is at that point, KUnit's included.
+# vCPUs and run every test there is at that point, KUnit's included (and
+# before those, of each that links the class or changes its KUnit cases,
+# to run KUnit's).
 #
 #   series.sh [check] [build] [boot]
 #
@@ -187,14 +189,15 @@ build_selftests() {
 	echo "  $(cd "$obj/selftests" && echo *)" >&2
 }
 
-# Boot the kernel and the selftests built at commit $1 and run them, as
-# "make check" does, into $BUILD/results/series/$1.
+# Boot the kernel built at commit $1 and run the selftests in $3 (none
+# before the series adds them: then KUnit's alone), as "make check"
+# does, into $BUILD/results/series/$1.
 boot_step() {
 	local dir=$BUILD/results/series/$1 boot=$BUILD/series-boot
 	step "booting $1 with two vCPUs and running its tests: $2"
 	rm -rf "$dir" "$boot"
 	mkdir -p "$dir" "$boot"
-	cp -r "$obj/selftests" "$boot/selftests"
+	cp -r "$3" "$boot/selftests"
 	cp "$obj/arch/x86/boot/bzImage" "$boot/bzImage"
 	BVT_KERNEL=$boot/bzImage "$TOP/host/boot.sh" 2 "$dir" 1500 \
 		"$TOP/host/guest-run.sh" "$dir" "$boot/selftests" check || true
@@ -205,7 +208,9 @@ boot_step() {
 
 # Each commit that touches more than documentation, tools and MAINTAINERS
 # builds, with the test kernel's configuration, in one object tree; each
-# that adds selftests builds them.
+# that adds selftests builds them.  Before the series adds selftests, the
+# commit that links the class and each that changes its KUnit cases
+# boots to run those.
 if $build; then
 	obj=$BUILD/obj-series
 	cc=gcc
@@ -225,8 +230,14 @@ if $build; then
 		[ "$n" -ge "${BVT_SERIES_FROM:-1}" ] || continue
 		subject=$("${GIT[@]}" log -1 --format=%s "$c")
 		files=$("${GIT[@]}" diff --name-only "$c^" "$c")
-		tests=false kernel=false
+		tests=false kernel=false kunit=false
 		grep -q '^tools/testing/selftests/bvt/' <<<"$files" && tests=true
+		if grep -qE '^kernel/sched/(Makefile|bvt_test.c)$' <<<"$files" &&
+		   ! "${GIT[@]}" cat-file -e "$c:tools/testing/selftests/bvt" \
+			2>/dev/null &&
+		   "${GIT[@]}" grep -q build_bvt "$c" -- kernel/sched/Makefile; then
+			kunit=true
+		fi
 		grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$files" &&
 			kernel=true
 		if ! $kernel && ! $tests; then
@@ -235,7 +246,13 @@ if $build; then
 		fi
 		if $kernel; then build_kernel "$n" "$c" "$subject"; fi
 		if $tests; then build_selftests "$n" "$c" "$subject"; fi
-		if $boot && $tests; then boot_step "$n" "$subject"; fi
+		if $boot && $tests; then
+			boot_step "$n" "$subject" "$obj/selftests"
+		elif $boot && $kunit; then
+			rm -rf "$obj/no-selftests"
+			mkdir -p "$obj/no-selftests"
+			boot_step "$n" "$subject" "$obj/no-selftests"
+		fi
 	done
 	"${GIT[@]}" checkout -q "$head"
 	echo "series: every step builds"
