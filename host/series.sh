@@ -34,12 +34,17 @@ git -C "$SRC" worktree add -q --detach "$work" pristine
 # The new files as the series starts from them: this tree's, with every
 # stage patch taken back, the last first.  Each group's files are copied
 # from here, and each stage patch applied here on its way.
+# stage_patch <patch> [-R]: apply it to those files (-R: take it back).
+stage_patch() {
+	patch -d "$stage" -p1 ${2:-} -E -s -f --no-backup-if-mismatch \
+		<"$TOP/patches/$1"
+}
+
 rm -rf "$stage"
 mkdir -p "$stage"
 "$TOP/host/new-files.sh" list | (cd "$TOP" && xargs cp --parents -t "$stage")
 while read -r p; do
-	patch -d "$stage" -p1 -R -E -s -f --no-backup-if-mismatch \
-		<"$TOP/patches/$p" >"$stage.log" 2>&1 || {
+	stage_patch "$p" -R >"$stage.log" 2>&1 || {
 		cat "$stage.log" >&2
 		die "stage patch $p does not come off this tree's files"
 	}
@@ -62,9 +67,7 @@ commit_group() {
 		case $f in
 		patch:*)
 			f=${f#patch:}
-			patch -d "$stage" -p1 -E -s -f --no-backup-if-mismatch \
-				<"$TOP/patches/$f" ||
-				die "stage patch $f does not apply"
+			stage_patch "$f" || die "stage patch $f does not apply"
 			mapfile -t -O "${#paths[@]}" paths < <(sed -n \
 				's|^+++ b/\([^[:space:]]*\).*|\1|p' "$TOP/patches/$f")
 			;;
