@@ -197,8 +197,8 @@ static void *short_runner_main(void *arg)
 }
 
 /*
- * How far the runner's A moves over its runs, with @mcu_ns, and in how
- * many runs more than its twenty the CPU was taken from it (@split).
+ * How far the runner's A moves over its runs, with @mcu_ns, and how often
+ * the CPU was taken from it in the middle of one (@split).
  */
 static double short_runs_avt(struct __test_metadata *_metadata,
 			     unsigned int mcu_ns, double *split)
