@@ -4,9 +4,11 @@
 Runs "perf bench sched pipe" (two tasks ping-ponging over a pipe on one
 CPU: a context switch per message), rt-tests' hackbench and "perf bench
 sched messaging" (groups of senders and receivers over sockets) with every
-task in SCHED_OTHER, SCHED_BVT or SCHED_FIFO, alternating the policies run
-by run, and reports each one's time and its ratios to SCHED_OTHER's and
-SCHED_FIFO's (the median of the runs' ratios).
+task in SCHED_OTHER, SCHED_BVT, SCHED_BVT with the paper's wake-up rule
+(sched_bvt_wakeup_granularity_ns 0: "bvt-paper") or SCHED_FIFO,
+alternating the policies run by run, and reports each one's time and its
+ratios to SCHED_OTHER's and SCHED_FIFO's (the median of the runs' ratios),
+and the context switches and reschedule IPIs of each run, system-wide.
 SCHED_FIFO is the reference for what any class other than the fair one
 costs: the core picks from the fair class alone by a fast path that skips
 the other classes.
@@ -28,7 +30,10 @@ import procs  # noqa: E402
 import schedattr  # noqa: E402
 
 POLICIES = {"other": {"policy": "other"}, "bvt": {"policy": "bvt"},
+            "bvt-paper": {"policy": "bvt"},
             "fifo": {"policy": "fifo", "prio": 1}}
+# The class's sysctls a policy runs with, set around its runs.
+SYSCTLS = {"bvt-paper": {"sched_bvt_wakeup_granularity_ns": 0}}
 BENCHES = {
     # name: (command, regex for the time in seconds, pinned to one CPU).
     # The pipe pair is pinned: unpinned, where the two tasks run (one CPU
@@ -45,7 +50,37 @@ BENCHES = {
 }
 
 
+def counters():
+    """Context switches and reschedule IPIs so far, all CPUs."""
+    with open("/proc/stat") as f:
+        ctxt = next(int(line.split()[1]) for line in f
+                    if line.startswith("ctxt "))
+    with open("/proc/interrupts") as f:
+        res = next(sum(int(x) for x in line.split()[1:]
+                       if x.isdigit())
+                   for line in f if line.split()[0] == "RES:")
+    return ctxt, res
+
+
+class Sysctls:
+    """Set a policy's sysctls (SYSCTLS) for a with block."""
+
+    def __init__(self, policy):
+        self.values = SYSCTLS.get(policy, {})
+        self.old = {}
+
+    def __enter__(self):
+        for name, value in self.values.items():
+            self.old[name] = procs.read_sysctl(name)
+            procs.write_sysctl(name, value)
+
+    def __exit__(self, *exc):
+        for name, value in self.old.items():
+            procs.write_sysctl(name, value)
+
+
 def run_bench(name, policy):
+    """The time of one run of bench name, its context switches and IPIs."""
     cmd, pattern, pinned = BENCHES[name]
 
     def setup():
@@ -53,13 +88,16 @@ def run_bench(name, policy):
             os.sched_setaffinity(0, {os.cpu_count() - 1})
         schedattr.apply(0, POLICIES[policy])
 
-    out = subprocess.run(cmd, capture_output=True, text=True,
-                         preexec_fn=setup)
+    with Sysctls(policy):
+        ctxt, res = counters()
+        out = subprocess.run(cmd, capture_output=True, text=True,
+                             preexec_fn=setup)
+        ctxt2, res2 = counters()
     m = re.search(pattern, out.stdout + out.stderr)
     if out.returncode or not m:
         raise RuntimeError("%s failed: %s" % (" ".join(cmd),
                                               out.stdout + out.stderr))
-    return float(m.group(1))
+    return float(m.group(1)), ctxt2 - ctxt, res2 - res
 
 
 YIELD_THREADS = (10, 100, 1000)
@@ -68,9 +106,10 @@ YIELD_SECONDS = 2
 
 def run_yield(task, threads, policy):
     """Time per sched_yield() (us) of threads threads on the last CPU."""
-    p = procs.start([task, "yield", str(YIELD_SECONDS), str(threads)],
-                    POLICIES[policy], {os.cpu_count() - 1})
-    res = procs.go([p])[0]
+    with Sysctls(policy):
+        p = procs.start([task, "yield", str(YIELD_SECONDS), str(threads)],
+                        POLICIES[policy], {os.cpu_count() - 1})
+        res = procs.go([p])[0]
     return 1e6 * res["wall_s"] / res["n"]
 
 
@@ -85,12 +124,13 @@ def main():
     for run in range(args.runs):
         for bench in BENCHES:
             for policy in POLICIES:
-                t = run_bench(bench, policy)
+                t, ctxt, ipis = run_bench(bench, policy)
                 rec = {"bench": bench, "policy": policy, "run": run,
-                       "time_s": t}
+                       "time_s": t, "switches": ctxt, "res_ipis": ipis}
                 procs.record(result, rec)
         for threads in YIELD_THREADS if args.task else ():
-            for policy in POLICIES:
+            # A yield wakes nothing up: the wake-up rule has no part in it.
+            for policy in ("other", "bvt", "fifo"):
                 rec = {"threads": threads, "policy": policy, "run": run,
                        "us_per_yield": run_yield(args.task, threads, policy)}
                 procs.record(result, rec)

@@ -86,33 +86,60 @@ def mpeg_grep_target(res):
                            need, 100 * warp / (alone - need)))
 
 
-def overhead_table(res):
-    policies = ("other", "bvt", "fifo")
+OVERHEAD_NAMES = {"other": "SCHED_OTHER", "bvt": "SCHED_BVT",
+                  "bvt-paper": "BVT, paper's rule", "fifo": "SCHED_FIFO"}
 
-    def rows_of(key, unit, fmt, ratios, fifo):
-        rows = []
+
+def overhead_table(res):
+    def rows_of(key, field, unit, fmt, ratios, fifo):
+        present = {r["policy"] for r in res["runs_data"] if key in r}
+        policies = [p for p in OVERHEAD_NAMES if p in present]
+        vs = [(p, "other") for p in policies if p != "other"] + \
+             [(p, "fifo") for p in policies if p.startswith("bvt")]
+        head = "".join("| %s %s " % (OVERHEAD_NAMES[p], unit)
+                       for p in policies) + "".join(
+            "| %s / %s " % (OVERHEAD_NAMES[a].replace("SCHED_", ""),
+                            OVERHEAD_NAMES[b].replace("SCHED_", ""))
+            for a, b in vs)
+        rows = ["| %s %s|" % ("benchmark" if key == "bench"
+                              else "runnable threads", head),
+                "|---" * (1 + len(policies) + len(vs)) + "|"]
         for group, ratio in ratios.items():
-            t = {p: [r[unit] for r in res["runs_data"]
+            t = {p: [r[field] for r in res["runs_data"]
                      if str(r.get(key)) == group and r["policy"] == p]
                  for p in policies}
-            vs_fifo = "%.3f" % fifo[group]["bvt"] if group in fifo else "-"
-            rows.append("| %s | %s | %.3f | %.3f | %s |" % (
-                group, " | ".join(spread(t[p], fmt) for p in policies),
-                ratio["bvt"], ratio["fifo"], vs_fifo))
+            cells = [spread(t[p], fmt) for p in policies]
+            for a, b in vs:
+                r = (ratio if b == "other" else fifo.get(group, {})).get(a)
+                cells.append("%.3f" % r if r else "-")
+            rows.append("| %s | %s |" % (group, " | ".join(cells)))
         return rows
 
-    head = ("| SCHED_OTHER {u} | SCHED_BVT {u} | SCHED_FIFO {u} "
-            "| BVT / OTHER | FIFO / OTHER | BVT / FIFO |")
-    rows = [about(res) + ", %d run(s) each, alternating\n" % res["runs"],
-            "| benchmark " + head.format(u="(s)"), "|---" * 7 + "|"]
-    rows += rows_of("bench", "time_s", "%.3f", res["ratio"],
+    rows = [about(res) + ", %d run(s) each, alternating\n" % res["runs"]]
+    rows += rows_of("bench", "time_s", "(s)", "%.3f", res["ratio"],
                     res.get("ratio_fifo", {}))
+    counted = [r for r in res["runs_data"] if "switches" in r]
+    if counted:
+        policies = [p for p in OVERHEAD_NAMES
+                    if any(r["policy"] == p for r in counted)]
+        rows += ["", "Context switches and reschedule IPIs of a run, "
+                 "all CPUs, median (min..max).\n",
+                 "| benchmark | " + " | ".join(
+                     "%s switches | IPIs" % OVERHEAD_NAMES[p]
+                     for p in policies) + " |",
+                 "|---" * (1 + 2 * len(policies)) + "|"]
+        for bench in dict.fromkeys(r["bench"] for r in counted):
+            cells = []
+            for p in policies:
+                recs = [r for r in counted
+                        if r["bench"] == bench and r["policy"] == p]
+                cells += [spread([r["switches"] for r in recs], "%d"),
+                          spread([r["res_ipis"] for r in recs], "%d")]
+            rows.append("| %s | %s |" % (bench, " | ".join(cells)))
     if res.get("yield_ratio"):
         rows += ["", "Pick cost: N threads on one CPU calling sched_yield() "
-                 "(a pick among N per call), time per call.\n",
-                 "| runnable threads " + head.format(u="(us)"),
-                 "|---" * 7 + "|"]
-        rows += rows_of("threads", "us_per_yield", "%.2f",
+                 "(a pick among N per call), time per call.\n"]
+        rows += rows_of("threads", "us_per_yield", "(us)", "%.2f",
                         res["yield_ratio"], res.get("yield_ratio_fifo", {}))
     return "\n".join(rows) + "\n"
 

@@ -12,9 +12,11 @@
  * warped and A otherwise.  A BVT scheduler dispatches its runnable entity
  * with the least E.  The running entity keeps the CPU until its E is the
  * context switch allowance C, scaled by its weight, past the next one; a
- * waking entity with a lower E preempts it.  The scheduler virtual time SVT
- * is the least A of the runnable entities: an entity that wakes up has its
- * A raised to SVT, so sleeping earns no credit.
+ * waking entity with a lower E preempts it (if it wakes unwarped: by more
+ * than a wake-up granularity, and not the thread that woke it
+ * synchronously).  The scheduler virtual time SVT is the least A of the
+ * runnable entities: an entity that wakes up has its A raised to SVT, so
+ * sleeping earns no credit.
  *
  * Entities are kept in an rbtree ordered by E, augmented with the least A
  * of each subtree so that SVT is read off the root.  The running entity is
@@ -47,6 +49,13 @@
 
 /* Context switch allowance C, in ns of real time. */
 static unsigned int sysctl_sched_bvt_allowance_ns = 3 * NSEC_PER_MSEC;
+
+/*
+ * Wake-up granularity: how far, in ns of real time at the running
+ * thread's weight, the E of a thread that wakes up unwarped must be below
+ * the running one's for it to take the CPU at once.  0: any lower E does.
+ */
+static unsigned int sysctl_sched_bvt_wakeup_granularity_ns = NSEC_PER_MSEC;
 
 /* Minimum charging unit: 0 charges run time exactly. */
 static unsigned int sysctl_sched_bvt_mcu_ns;
@@ -380,11 +389,23 @@ static s64 bvt_timeline_warp(struct bvt_level *lv)
 	return bvt_head_warp(lv, bvt_timeline_pick(lv));
 }
 
-/* A waking entity with a lower E preempts the running one. */
+/*
+ * A runnable entity with a lower E preempts the running one.  One that
+ * has just woken up must be lower by the wake-up granularity: among
+ * threads that pass messages, a receiver woken with a lower E than its
+ * sender would take the CPU at every message, and the sender back at the
+ * next, a switch per message where the sender could have sent a batch.
+ */
 static bool bvt_timeline_preempts(const struct bvt_entity *se,
-				  const struct bvt_entity *curr)
+				  const struct bvt_entity *curr, int wake_flags)
 {
-	return vt_before(bvt_evt(se), bvt_evt(curr));
+	u64 gran = 0;
+
+	if (wake_flags & (WF_TTWU | WF_FORK)) {
+		gran = READ_ONCE(sysctl_sched_bvt_wakeup_granularity_ns);
+		gran = bvt_scale(gran, curr->weight);
+	}
+	return vt_before(bvt_evt(se) + gran, bvt_evt(curr));
 }
 
 /*
@@ -886,7 +907,8 @@ static enum hrtimer_restart bvt_enforce_timer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static void bvt_check_preempt(struct rq *rq, struct task_struct *p);
+static void bvt_check_preempt(struct rq *rq, struct task_struct *p,
+			      int wake_flags);
 
 /*
  * Warp the queued @bt now, or when U has passed: it moves in its level's
@@ -909,7 +931,7 @@ static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *bt,
 	if (running)
 		bvt_enforce_arm(rq, bt);
 	else
-		bvt_check_preempt(rq, bvt_thread_task(bt));
+		bvt_check_preempt(rq, bvt_thread_task(bt), 0);
 }
 
 /*
@@ -1004,8 +1026,26 @@ static void bvt_find_match(const struct bvt_entity **se,
 	}
 }
 
-/* Should the runnable @p take the CPU from what runs on @rq now? */
-static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
+/*
+ * A synchronous wake-up from the thread that runs on @rq, which is about
+ * to sleep: it leaves the CPU to the woken thread as soon as it does, and
+ * taking the CPU now costs a switch there and back.  With a wake-up
+ * granularity of 0 the woken thread takes it (the paper's rule).
+ */
+static bool bvt_sync_wakeup(struct rq *rq, int wake_flags)
+{
+	return (wake_flags & WF_SYNC) && in_task() && rq->curr == current &&
+	       READ_ONCE(sysctl_sched_bvt_wakeup_granularity_ns);
+}
+
+/*
+ * Should the runnable @p take the CPU from what runs on @rq now?
+ * @wake_flags: those of a wake-up or fork, else 0.  A warped thread's
+ * wake-up is like any other change: it takes the CPU by any lower E, at
+ * once, at whatever level it meets what runs (that is what warp is for).
+ */
+static void bvt_check_preempt(struct rq *rq, struct task_struct *p,
+			      int wake_flags)
 {
 	struct task_struct *curr = rq->curr;
 	const struct bvt_entity *se, *pse;
@@ -1021,18 +1061,22 @@ static void bvt_check_preempt(struct rq *rq, struct task_struct *p)
 	if (unlikely(bvt_plan_busy(&rq->bvt))) {
 		struct bvt_level *lv = &rq->bvt.pl.lv;
 
-		if (lv->ops->preempts(&p->bvt.se, lv->curr)) {
+		if (lv->ops->preempts(&p->bvt.se, lv->curr, wake_flags)) {
 			resched_curr(rq);
 			return;
 		}
 		if (lv->curr)
 			return;
 	}
+	if (p->bvt.se.warped)
+		wake_flags = 0;
+	else if (bvt_sync_wakeup(rq, wake_flags))
+		return;
 	se = &curr->bvt.se;
 	pse = &p->bvt.se;
 	bvt_find_match(&se, &pse);
 	if (INDIRECT_CALL_1(se->lv->ops->preempts, bvt_timeline_preempts,
-			    pse, se))
+			    pse, se, wake_flags))
 		resched_curr(rq);
 }
 
@@ -1073,7 +1117,7 @@ static void enqueue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 	 * affinity: it may now come before what runs.
 	 */
 	if ((flags & ENQUEUE_RESTORE) && !task_current(rq, p))
-		bvt_check_preempt(rq, p);
+		bvt_check_preempt(rq, p, 0);
 }
 
 static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
@@ -1128,7 +1172,7 @@ static void yield_task_bvt(struct rq *rq)
 
 static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 {
-	bvt_check_preempt(rq, p);
+	bvt_check_preempt(rq, p, flags);
 }
 
 /*
@@ -1512,14 +1556,14 @@ static void switched_to_bvt(struct rq *rq, struct task_struct *p)
 	if (!task_on_rq_queued(p))
 		return;
 	if (!task_current(rq, p))
-		bvt_check_preempt(rq, p);
+		bvt_check_preempt(rq, p, 0);
 	bvt_queue_push(rq);
 }
 
 static void prio_changed_bvt(struct rq *rq, struct task_struct *p, int oldprio)
 {
 	if (task_on_rq_queued(p) && !task_current(rq, p))
-		bvt_check_preempt(rq, p);
+		bvt_check_preempt(rq, p, 0);
 }
 
 static unsigned int get_rr_interval_bvt(struct rq *rq, struct task_struct *p)
@@ -2469,6 +2513,8 @@ static int bvt_be_sysctl_handler(const struct ctl_table *table, int write,
  */
 static struct ctl_table bvt_sysctls[] = {
 	BVT_SYSCTL(sched_bvt_allowance_ns, &bvt_allowance_min,
+		   &bvt_allowance_max),
+	BVT_SYSCTL(sched_bvt_wakeup_granularity_ns, SYSCTL_ZERO,
 		   &bvt_allowance_max),
 	BVT_SYSCTL(sched_bvt_mcu_ns, SYSCTL_ZERO, &bvt_allowance_max),
 	BVT_SYSCTL(sched_bvt_migration_penalty_ns, SYSCTL_ZERO, &bvt_time_max),

@@ -76,9 +76,13 @@ struct bvt_level_ops {
 	struct bvt_entity *(*pick)(struct bvt_level *lv);
 	/* the warp @lv runs with in the level above, from what it would run */
 	s64 (*warp)(struct bvt_level *lv);
-	/* should the runnable @se take the CPU from @curr, both of @lv? */
+	/*
+	 * should the runnable @se take the CPU from @curr, both of @lv?
+	 * @wake_flags: the WF_ flags of an unwarped thread's wake-up or
+	 * fork, 0 for any other change (parameters, warp, migration)
+	 */
 	bool (*preempts)(const struct bvt_entity *se,
-			 const struct bvt_entity *curr);
+			 const struct bvt_entity *curr, int wake_flags);
 	/* at a tick: has the running @curr had its turn? */
 	bool (*expired)(struct bvt_level *lv, struct bvt_entity *curr);
 	/* sched_yield(): put @curr behind the next in line; false: none */

@@ -1515,7 +1515,7 @@ static s64 bvt_plan_warp(struct bvt_level *lv)
 
 /* Should @se, just runnable, run now by the plan, over what runs by it? */
 static bool bvt_plan_preempts(const struct bvt_entity *se,
-			      const struct bvt_entity *curr)
+			      const struct bvt_entity *curr, int wake_flags)
 {
 	enum bvt_plan_by by;
 	struct task_struct *p = __bvt_plan_pick(se->lv->rq, ktime_get_ns(), &by);

@@ -121,6 +121,43 @@ static void bvt_test_allowance_in_real_time(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, bvt_allowance_used(&curr->se, &next->se, c));
 }
 
+/*
+ * A waking entity preempts by the granularity (real time, at the running
+ * entity's weight), any other change by any lower E.
+ */
+static void bvt_test_wakeup_granularity(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	struct sched_bvt_entity *curr, *se;
+	unsigned int gran = sysctl_sched_bvt_wakeup_granularity_ns;
+
+	curr = kunit_kzalloc(test, 2 * sizeof(*curr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, curr);
+	se = curr + 1;
+	sysctl_sched_bvt_wakeup_granularity_ns = ms;
+	bvt_test_entity_init(curr, 10 * ms, 1024);
+	bvt_test_entity_init(se, 10 * ms - ms / 2, 1024);
+	KUNIT_EXPECT_FALSE(test, bvt_timeline_preempts(&se->se, &curr->se,
+						       WF_TTWU));
+	KUNIT_EXPECT_FALSE(test, bvt_timeline_preempts(&se->se, &curr->se,
+						       WF_FORK));
+	KUNIT_EXPECT_TRUE(test, bvt_timeline_preempts(&se->se, &curr->se, 0));
+	/* At weight 2048, 1 ms of real time is 0.5 ms of virtual time. */
+	curr->se.weight = 2048;
+	se->se.avt = 10 * ms - ms / 2 - 1;
+	KUNIT_EXPECT_TRUE(test, bvt_timeline_preempts(&se->se, &curr->se,
+						      WF_TTWU));
+	curr->se.weight = 1024;
+	KUNIT_EXPECT_FALSE(test, bvt_timeline_preempts(&se->se, &curr->se,
+						       WF_TTWU));
+	/* 0 is the paper's rule. */
+	se->se.avt = 10 * ms - 1;
+	sysctl_sched_bvt_wakeup_granularity_ns = 0;
+	KUNIT_EXPECT_TRUE(test, bvt_timeline_preempts(&se->se, &curr->se,
+						      WF_TTWU));
+	sysctl_sched_bvt_wakeup_granularity_ns = gran;
+}
+
 static void bvt_test_timeline_and_svt(struct kunit *test)
 {
 	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
@@ -1415,6 +1452,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_warp_moves_evt),
 	KUNIT_CASE(bvt_test_unwarp_wait),
 	KUNIT_CASE(bvt_test_allowance_in_real_time),
+	KUNIT_CASE(bvt_test_wakeup_granularity),
 	KUNIT_CASE(bvt_test_timeline_and_svt),
 	KUNIT_CASE(bvt_test_relative_vt),
 	KUNIT_CASE(bvt_test_params_valid),

@@ -201,7 +201,7 @@ static bool bvt_coop_yield_turn(struct bvt_level *lv, struct bvt_entity *curr)
 }
 
 static bool bvt_coop_preempts(const struct bvt_entity *se,
-			      const struct bvt_entity *curr)
+			      const struct bvt_entity *curr, int wake_flags)
 {
 	return false;
 }

@@ -522,7 +522,7 @@ static void bvt_pbs_unqueue(struct bvt_level *lv, struct bvt_entity *se)
 
 /* A waking entity preempts when its p passes the running one's, bonus included. */
 static bool bvt_pbs_preempts(const struct bvt_entity *se,
-			     const struct bvt_entity *curr)
+			     const struct bvt_entity *curr, int wake_flags)
 {
 	u64 now = bvt_pbs_now(curr->lv);
 

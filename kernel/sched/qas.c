@@ -168,7 +168,7 @@ static void bvt_qas_resched(struct rq *rq, struct task_struct *p)
 		resched_curr(rq);
 		bvt_enforce_arm(rq, &p->bvt);
 	} else if (bvt_qas_of(p)->queued) {
-		bvt_check_preempt(rq, p);
+		bvt_check_preempt(rq, p, 0);
 	}
 }
 
