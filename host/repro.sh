@@ -177,8 +177,8 @@ qas)
 	      --task "$BUILD/bin/task" --clip "$bclip" --dir "$guest")
 	[ "$variant" = short ] && args+=(--groups 100) ;;
 latency)
-	# cyclictest under 0..64 hogs a vCPU, 6 policies: 48 cells of 4 s,
-	# 3 runs (16 minutes).  The short variant: 0, 4 and 64 hogs, 2 s,
+	# cyclictest under 0..64 hogs a vCPU, 8 policies: 64 cells of 4 s,
+	# 3 runs (21 minutes).  The short variant: 0, 4 and 64 hogs, 2 s,
 	# one run.
 	args=(--shim "$BUILD/bin/latency_shim.so")
 	seconds=4

@@ -12,6 +12,9 @@ policies:
   deadline    SCHED_DEADLINE, 0.5 ms every 1 ms
   bvt         SCHED_BVT, unwarped, the weight of nice -20
   bvt-warped  the same, warped: W 20 ms, L 1 ms, U 0
+  bvt-paper, bvt-warped-paper
+              the same two under the paper's wake-up rule (the wake-up
+              granularity, kernel.sched_bvt_wakeup_granularity_ns, 0)
 
 The hogs are SCHED_OTHER, except under the BVT policies, where they are
 SCHED_BVT too: a BVT thread among fair-class hogs is ahead of all of them
@@ -64,7 +67,12 @@ POLICIES = {
                  OTHER),
     "bvt": (HEAVY, BVT),
     "bvt-warped": (dict(HEAVY, warp_ms=20, limit_ms=1), BVT),
+    "bvt-paper": (HEAVY, BVT),
+    "bvt-warped-paper": (dict(HEAVY, warp_ms=20, limit_ms=1), BVT),
 }
+# The class's sysctls a policy runs with, set around its cells.
+SYSCTLS = {"bvt-paper": {"sched_bvt_wakeup_granularity_ns": 0},
+           "bvt-warped-paper": {"sched_bvt_wakeup_granularity_ns": 0}}
 MAIN = {"policy": "fifo", "prio": 1}  # cyclictest's main thread
 LOADS = (0, 1, 2, 4, 8, 16, 32, 64)
 HIST_US = 500000  # samples later than 0.5 s count as overflows
@@ -194,8 +202,9 @@ def main():
                 try:
                     for name in group:
                         rec = {"load": load, "policy": name, "run": run}
-                        rec.update(measure(args.shim, POLICIES[name][0],
-                                           seconds))
+                        with procs.sysctls(SYSCTLS.get(name, {})):
+                            rec.update(measure(args.shim, POLICIES[name][0],
+                                               seconds))
                         procs.record(result, rec)
                 finally:
                     if hogs:

@@ -62,23 +62,6 @@ def counters():
     return ctxt, res
 
 
-class Sysctls:
-    """Set a policy's sysctls (SYSCTLS) for a with block."""
-
-    def __init__(self, policy):
-        self.values = SYSCTLS.get(policy, {})
-        self.old = {}
-
-    def __enter__(self):
-        for name, value in self.values.items():
-            self.old[name] = procs.read_sysctl(name)
-            procs.write_sysctl(name, value)
-
-    def __exit__(self, *exc):
-        for name, value in self.old.items():
-            procs.write_sysctl(name, value)
-
-
 def run_bench(name, policy):
     """The time of one run of bench name, its context switches and IPIs."""
     cmd, pattern, pinned = BENCHES[name]
@@ -88,7 +71,7 @@ def run_bench(name, policy):
             os.sched_setaffinity(0, {os.cpu_count() - 1})
         schedattr.apply(0, POLICIES[policy])
 
-    with Sysctls(policy):
+    with procs.sysctls(SYSCTLS.get(policy, {})):
         ctxt, res = counters()
         out = subprocess.run(cmd, capture_output=True, text=True,
                              preexec_fn=setup)
@@ -106,7 +89,7 @@ YIELD_SECONDS = 2
 
 def run_yield(task, threads, policy):
     """Time per sched_yield() (us) of threads threads on the last CPU."""
-    with Sysctls(policy):
+    with procs.sysctls(SYSCTLS.get(policy, {})):
         p = procs.start([task, "yield", str(YIELD_SECONDS), str(threads)],
                         POLICIES[policy], {os.cpu_count() - 1})
         res = procs.go([p])[0]

@@ -12,6 +12,7 @@ timings compared with a reference measured in the same run; read_sysctl
 and write_sysctl, for the class's tunables under /proc/sys/kernel.
 """
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -151,3 +152,17 @@ def read_sysctl(name):
 def write_sysctl(name, value):
     with open("/proc/sys/kernel/" + name, "w") as f:
         f.write(str(value))
+
+
+@contextlib.contextmanager
+def sysctls(values):
+    """Set the class's tunables in values (name: value) for a with block,
+    and put back what they were."""
+    old = {name: read_sysctl(name) for name in values}
+    try:
+        for name, value in values.items():
+            write_sysctl(name, value)
+        yield
+    finally:
+        for name, value in old.items():
+            write_sysctl(name, value)

@@ -894,7 +894,7 @@ def qas_table(res):
 
 
 LATENCY_POLICIES = ("other", "other-1ms", "fifo", "deadline", "bvt",
-                    "bvt-warped")
+                    "bvt-warped", "bvt-paper", "bvt-warped-paper")
 
 
 def latency_cells(res):
@@ -931,6 +931,7 @@ def latency_table(res):
     cells = latency_cells(res)
     loads = res["loads"]
     pols = [p for p in LATENCY_POLICIES if any(k[1] == p for k in cells)]
+    warped = [p for p in pols if p.startswith("bvt-warped")]
     rows = [about(res) + ", cyclictest -t %d -i 1000 (us), %d s per cell, "
             "%d run(s), policies rotating; hogs: stress-ng --cpu, "
             "SCHED_OTHER (SCHED_BVT under the bvt policies)\n" % (
@@ -938,15 +939,17 @@ def latency_table(res):
     for key, what in (("median_us", "Median"), ("p99_us", "p99")):
         rows += ["%s wake-up latency (us), median over the runs "
                  "(min..max):\n" % what,
-                 "| hogs/vCPU | " + " | ".join(pols) +
-                 " | bvt-warped / fifo |", "|---" * (len(pols) + 2) + "|"]
+                 "| hogs/vCPU | " + " | ".join(pols) + "".join(
+                     " | %s / fifo" % w for w in warped) + " |",
+                 "|---" * (len(pols) + len(warped) + 1) + "|"]
         ratios = procs.median_ratios(res["runs_data"], "load", "policy",
                                      key, "fifo")
         for load in loads:
-            ratio = ratios.get(str(load), {}).get("bvt-warped")
+            rs = [ratios.get(str(load), {}).get(w) for w in warped]
             rows.append("| %d | %s | %s |" % (load, " | ".join(
                 spread([r[key] for r in cells.get((load, p), [])], "%d")
-                for p in pols), "%.2f" % ratio if ratio else "-"))
+                for p in pols), " | ".join(
+                    "%.2f" % r if r else "-" for r in rs)))
         rows.append("")
     worst = [r for r in res["runs_data"] if r["overflows"]]
     rows.append("Samples later than 0.5 s: %d in %d cell(s).\n" % (
@@ -977,7 +980,8 @@ def latency_plots(res, outdir):
                     xs.append(load)
                     ys.append(statistics.median(v))
             if xs:
-                ax.plot(xs, ys, marker="o", label=p)
+                ax.plot(xs, ys, marker="o", label=p,
+                        linestyle="--" if p.endswith("-paper") else "-")
         ax.set_xscale("symlog", linthresh=1)
         ax.set_yscale("log")
         ax.set_xticks(loads)

@@ -310,6 +310,13 @@ static inline bool bvt_entity_less(struct rb_node *a, const struct rb_node *b)
 			 bvt_evt(__node_2_bse((struct rb_node *)b)));
 }
 
+static inline bool bvt_entity_not_after(struct rb_node *a,
+					const struct rb_node *b)
+{
+	return !vt_before(bvt_evt(__node_2_bse((struct rb_node *)b)),
+			  bvt_evt(__node_2_bse(a)));
+}
+
 static inline void __min_avt_update(struct bvt_entity *se,
 				    struct rb_node *node)
 {
@@ -336,11 +343,28 @@ static inline bool min_avt_update(struct bvt_entity *se, bool exit)
 RB_DECLARE_CALLBACKS(static, min_avt_cb, struct bvt_entity,
 		     run_node, min_avt, min_avt_update);
 
+/* Queue @se behind the entities with its E: they have waited longer. */
 static void bvt_timeline_add(struct bvt_level *lv, struct bvt_entity *se)
 {
 	se->min_avt = se->avt;
 	rb_add_augmented_cached(&se->run_node, &lv->timeline, bvt_entity_less,
 				&min_avt_cb);
+}
+
+/*
+ * Queue @se, which has just woken up, ahead of the entities with its E.
+ * It wakes at SVT at the earliest, level with the entity that has waited
+ * longest, whose A is SVT; behind it, it would wait for that entity's
+ * whole turn after the running one's, and a waking thread that does not
+ * preempt (see bvt_timeline_preempts()) should wait for no more than the
+ * rest of the running one's.  Ties carry no claim to the CPU either way.
+ */
+static void bvt_timeline_add_woken(struct bvt_level *lv,
+				   struct bvt_entity *se)
+{
+	se->min_avt = se->avt;
+	rb_add_augmented_cached(&se->run_node, &lv->timeline,
+				bvt_entity_not_after, &min_avt_cb);
 }
 
 static void bvt_timeline_del(struct bvt_level *lv, struct bvt_entity *se)
@@ -451,6 +475,15 @@ static inline void bvt_queue(struct bvt_level *lv, struct bvt_entity *se)
 	INDIRECT_CALL_1(lv->ops->queue, bvt_timeline_add, lv, se);
 }
 
+/* Queue @se, just woken up: on a timeline, ahead of its equals. */
+static inline void bvt_queue_woken(struct bvt_level *lv, struct bvt_entity *se)
+{
+	if (lv->ops->queue == bvt_timeline_add)
+		bvt_timeline_add_woken(lv, se);
+	else
+		lv->ops->queue(lv, se);
+}
+
 static inline void bvt_unqueue(struct bvt_level *lv, struct bvt_entity *se)
 {
 	INDIRECT_CALL_1(lv->ops->unqueue, bvt_timeline_del, lv, se);
@@ -497,8 +530,12 @@ static void bvt_enqueue_entity(struct bvt_level *lv, struct bvt_entity *se,
 	if (flags & ENQUEUE_WAKEUP)
 		se->avt = vt_max(se->avt, lv->svt);
 
-	if (se != lv->curr)
-		bvt_queue(lv, se);
+	if (se != lv->curr) {
+		if (flags & ENQUEUE_WAKEUP)
+			bvt_queue_woken(lv, se);
+		else
+			bvt_queue(lv, se);
+	}
 	se->on_rq = 1;
 	lv->nr_queued++;
 	if (lv->ops->enqueue)

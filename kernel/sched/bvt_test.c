@@ -158,6 +158,44 @@ static void bvt_test_wakeup_granularity(struct kunit *test)
 	sysctl_sched_bvt_wakeup_granularity_ns = gran;
 }
 
+/*
+ * Among entities with one E, those queued wait in the order they came; one
+ * that wakes up goes ahead of them.
+ */
+static void bvt_test_woken_ahead_of_equals(struct kunit *test)
+{
+	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
+	struct sched_bvt_entity *bt = kunit_kcalloc(test, 4, sizeof(*bt),
+						    GFP_KERNEL);
+	struct bvt_level *lv;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, bvt_rq);
+	KUNIT_ASSERT_NOT_NULL(test, bt);
+	init_bvt_rq(bvt_rq);
+	lv = &bvt_rq->root;
+	for (i = 0; i < 4; i++)
+		bvt_test_entity_init(&bt[i], 100, 1024);
+	bvt_enqueue_entity(lv, &bt[0].se, 0);
+	bvt_enqueue_entity(lv, &bt[1].se, 0);
+	bvt_update_svt(lv);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(lv), &bt[0].se);
+	/* Woken with an A below SVT, it is raised to SVT and goes first. */
+	bt[2].se.avt = 50;
+	bvt_enqueue_entity(lv, &bt[2].se, ENQUEUE_WAKEUP);
+	KUNIT_EXPECT_EQ(test, bt[2].se.avt, 100ULL);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(lv), &bt[2].se);
+	/* Put back after a run of 0 ns, or moved here: behind its equals. */
+	bvt_unqueue(lv, &bt[2].se);
+	bvt_queue(lv, &bt[2].se);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(lv), &bt[0].se);
+	bvt_enqueue_entity(lv, &bt[3].se, ENQUEUE_MIGRATED);
+	KUNIT_EXPECT_PTR_EQ(test, bvt_timeline_first(lv), &bt[0].se);
+	for (i = 0; i < 4; i++)
+		bvt_dequeue_entity(lv, &bt[i].se, 0);
+	KUNIT_EXPECT_EQ(test, lv->nr_queued, 0U);
+}
+
 static void bvt_test_timeline_and_svt(struct kunit *test)
 {
 	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
@@ -1453,6 +1491,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_unwarp_wait),
 	KUNIT_CASE(bvt_test_allowance_in_real_time),
 	KUNIT_CASE(bvt_test_wakeup_granularity),
+	KUNIT_CASE(bvt_test_woken_ahead_of_equals),
 	KUNIT_CASE(bvt_test_timeline_and_svt),
 	KUNIT_CASE(bvt_test_relative_vt),
 	KUNIT_CASE(bvt_test_params_valid),
