@@ -180,6 +180,20 @@ static void log_messages(struct __test_metadata *_metadata, const char *what,
 	       m->sender_ivcsw, m->sender_cpu_ms);
 }
 
+/* Run @m under the paper's rule (granularity 0), then set @gran back. */
+static int run_messages_paper_rule(struct messages *m,
+				   unsigned long long gran)
+{
+	int ret;
+
+	if (write_sysctl(GRAN, 0))
+		return -1;
+	ret = run_messages(m);
+	if (write_sysctl(GRAN, gran))
+		return -1;
+	return ret;
+}
+
 FIXTURE(wakeup) {
 	unsigned long long gran, allowance;
 };
@@ -225,9 +239,7 @@ TEST_F(wakeup, granularity_batches_plain_wake_ups)
 	EXPECT_LE(batched, 2 * m.sender_cpu_ms / gran_ms + 5);
 	EXPECT_GE(m.received, 2 * m.reads);
 
-	ASSERT_EQ(0, write_sysctl(GRAN, 0));
-	ASSERT_EQ(0, run_messages(&m));
-	ASSERT_EQ(0, write_sysctl(GRAN, self->gran));
+	ASSERT_EQ(0, run_messages_paper_rule(&m, self->gran));
 	log_messages(_metadata, "paper's rule", &m);
 	EXPECT_GE(m.sender_ivcsw, 3 * batched);
 }
@@ -253,9 +265,7 @@ TEST_F(wakeup, sync_wake_up_leaves_the_waker_running)
 	sync = m.sender_ivcsw;
 	EXPECT_LE(sync, 2 * m.sender_cpu_ms / c_ms + 5);
 
-	ASSERT_EQ(0, write_sysctl(GRAN, 0));
-	ASSERT_EQ(0, run_messages(&m));
-	ASSERT_EQ(0, write_sysctl(GRAN, self->gran));
+	ASSERT_EQ(0, run_messages_paper_rule(&m, self->gran));
 	log_messages(_metadata, "paper's rule", &m);
 	EXPECT_GE(m.sender_ivcsw, 3 * sync);
 }
