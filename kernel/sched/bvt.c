@@ -433,15 +433,35 @@ static bool bvt_timeline_preempts(const struct bvt_entity *se,
 }
 
 /*
+ * Did @se, a thread, become runnable here (wake up, arrive from another
+ * CPU, or be queued again by a change) after the running thread was
+ * picked?  A thread switched out at that pick has waited since it.
+ */
+static bool bvt_woke_since_pick(struct bvt_level *lv, struct bvt_entity *se)
+{
+	return bvt_entity_is_task(se) &&
+	       bvt_thread_of(se)->wait_start > lv->rq->bvt.picked_at;
+}
+
+/*
  * The running entity keeps the CPU until it has used its allowance over
- * the next one in line.
+ * the next one in line; over a thread that woke up while it ran, only the
+ * wake-up granularity, as at the wake-up itself: the granularity defers a
+ * wake-up by a little, it does not make it wait for a whole allowance.
+ * With a granularity of 0 (the paper's rule) the allowance holds.
  */
 static bool bvt_timeline_expired(struct bvt_level *lv, struct bvt_entity *curr)
 {
 	struct bvt_entity *next = bvt_timeline_first(lv);
+	u64 c, gran;
 
-	return next && bvt_allowance_used(curr, next,
-					  READ_ONCE(sysctl_sched_bvt_allowance_ns));
+	if (!next)
+		return false;
+	c = READ_ONCE(sysctl_sched_bvt_allowance_ns);
+	gran = READ_ONCE(sysctl_sched_bvt_wakeup_granularity_ns);
+	if (gran && bvt_woke_since_pick(lv, next))
+		c = min(c, gran);
+	return bvt_allowance_used(curr, next, c);
 }
 
 /* Step behind the next entity in line. */
@@ -1373,6 +1393,7 @@ static void set_next_task_bvt(struct rq *rq, struct task_struct *p, bool first)
 	p->se.exec_start = rq_clock_task(rq);
 	if (first) {
 		p->se.prev_sum_exec_runtime = p->se.sum_exec_runtime;
+		rq->bvt.picked_at = rq_clock(rq);
 		bvt_plan_set_curr(rq, p);
 	}
 	/* Up to the level that the thread put runs under too, if any. */
@@ -1588,8 +1609,10 @@ int bvt_prepare_task(struct task_struct *p)
 static void switched_to_bvt(struct rq *rq, struct task_struct *p)
 {
 	/* Its time in the class starts now, as in switched_to_rt(). */
-	if (task_current(rq, p))
+	if (task_current(rq, p)) {
 		update_bvt_rq_load_avg(rq_clock_pelt(rq), rq, 0);
+		rq->bvt.picked_at = rq_clock(rq);
+	}
 	if (!task_on_rq_queued(p))
 		return;
 	if (!task_current(rq, p))

@@ -419,6 +419,7 @@ struct bvt_rq {
 	unsigned int			overloaded;	/* in bvt_overload_mask */
 	unsigned long			load;		/* their total weight */
 	s64				curr_lag;	/* E - SVT of the running one */
+	u64				picked_at;	/* when it was picked */
 	struct hrtimer			enforce_timer;	/* L, coop slice */
 	/* queued threads whose warp waits for U, and when the first may */
 	struct list_head		warp_waiting;

@@ -196,6 +196,49 @@ static void bvt_test_woken_ahead_of_equals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lv->nr_queued, 0U);
 }
 
+/*
+ * At a tick, the running entity hands the CPU on after its allowance over
+ * one that has waited since it was picked, after the wake-up granularity
+ * over one that woke up since; after its allowance under the paper's rule.
+ */
+static void bvt_test_woken_waits_granularity(struct kunit *test)
+{
+	const u64 ms = NSEC_PER_MSEC;
+	unsigned int gran = sysctl_sched_bvt_wakeup_granularity_ns;
+	unsigned int c = sysctl_sched_bvt_allowance_ns;
+	struct rq *rq = kunit_kzalloc(test, sizeof(*rq), GFP_KERNEL);
+	struct sched_bvt_entity *bt = kunit_kcalloc(test, 2, sizeof(*bt),
+						    GFP_KERNEL);
+	struct bvt_level *lv;
+
+	KUNIT_ASSERT_NOT_NULL(test, rq);
+	KUNIT_ASSERT_NOT_NULL(test, bt);
+	init_bvt_rq(&rq->bvt);
+	lv = &rq->bvt.root;
+	sysctl_sched_bvt_allowance_ns = 3 * ms;
+	sysctl_sched_bvt_wakeup_granularity_ns = ms;
+	/* The running entity is 2 ms past the next one in line. */
+	bvt_test_entity_init(&bt[0], 10 * ms, 1024);
+	bvt_test_entity_init(&bt[1], 8 * ms, 1024);
+	bvt_enqueue_entity(lv, &bt[1].se, 0);
+	rq->bvt.picked_at = 50 * ms;
+	/* Switched out at the pick. */
+	bt[1].wait_start = 50 * ms;
+	KUNIT_EXPECT_FALSE(test, bvt_timeline_expired(lv, &bt[0].se));
+	bt[1].wait_start = 50 * ms + 1;
+	KUNIT_EXPECT_TRUE(test, bvt_timeline_expired(lv, &bt[0].se));
+	/* Not yet the granularity past it. */
+	bt[0].se.avt = 9 * ms;
+	KUNIT_EXPECT_FALSE(test, bvt_timeline_expired(lv, &bt[0].se));
+	bt[0].se.avt = 10 * ms;
+	sysctl_sched_bvt_wakeup_granularity_ns = 0;
+	KUNIT_EXPECT_FALSE(test, bvt_timeline_expired(lv, &bt[0].se));
+	sysctl_sched_bvt_wakeup_granularity_ns = gran;
+	sysctl_sched_bvt_allowance_ns = c;
+	bvt_dequeue_entity(lv, &bt[1].se, 0);
+	KUNIT_EXPECT_EQ(test, lv->nr_queued, 0U);
+}
+
 static void bvt_test_timeline_and_svt(struct kunit *test)
 {
 	struct bvt_rq *bvt_rq = kunit_kzalloc(test, sizeof(*bvt_rq), GFP_KERNEL);
@@ -1492,6 +1535,7 @@ static struct kunit_case bvt_test_cases[] = {
 	KUNIT_CASE(bvt_test_allowance_in_real_time),
 	KUNIT_CASE(bvt_test_wakeup_granularity),
 	KUNIT_CASE(bvt_test_woken_ahead_of_equals),
+	KUNIT_CASE(bvt_test_woken_waits_granularity),
 	KUNIT_CASE(bvt_test_timeline_and_svt),
 	KUNIT_CASE(bvt_test_relative_vt),
 	KUNIT_CASE(bvt_test_params_valid),
