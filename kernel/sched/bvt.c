@@ -1899,13 +1899,32 @@ static void bvt_move_task(struct task_struct *p, struct rq *src,
 }
 
 /*
- * Where @p, waiting on @rq, should go: a CPU free for it, or the one with
- * the least BVT load (of the next few) if moving @p there evens the load
+ * The weight of the BVT threads that wait on @rq, locked or not: a thread
+ * counts while it waits, not while it runs.  A thread of high weight that
+ * runs for a moment at each wake-up would otherwise make its CPU look
+ * loaded at every pick there, and each of those picks push the threads
+ * that wait to the other CPUs, whose picks push them back.  CPU-bound
+ * threads still even out: each counts while the others run.
+ */
+static unsigned long bvt_waiting_load(struct rq *rq)
+{
+	unsigned long load = READ_ONCE(rq->bvt.load);
+	const struct task_struct *curr = rcu_dereference_sched(rq->curr);
+
+	if (curr->sched_class == &bvt_sched_class)
+		load -= min_t(unsigned long, load,
+			      READ_ONCE(curr->bvt.se.weight));
+	return load;
+}
+
+/*
+ * Where @p, waiting on @rq, should go: a CPU free for it, or the one where
+ * the least BVT load waits (of the next few) if moving @p there evens that
  * out.  -1: stay.
  */
 static int bvt_push_target(struct rq *rq, struct task_struct *p)
 {
-	unsigned long load, least = rq->bvt.load - p->bvt.se.weight;
+	unsigned long load, least = bvt_waiting_load(rq) - p->bvt.se.weight;
 	int cpu, target, this_cpu = cpu_of(rq), scan = BVT_SCAN_CPUS;
 
 	target = bvt_find_free(p, -1, this_cpu);
@@ -1926,7 +1945,7 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 			continue;
 		if (!scan--)
 			break;
-		load = READ_ONCE(cpu_rq(cpu)->bvt.load);
+		load = bvt_waiting_load(cpu_rq(cpu));
 		if (load < least) {
 			least = load;
 			target = cpu;

@@ -4,7 +4,8 @@
  * out so that each gets half a CPU; a larger migration penalty M keeps
  * waking threads on the CPU they last ran on (fewer migrations, counted in
  * /proc/<pid>/task/<tid>/sched); threads on a CPU that goes offline move
- * to the others and keep running, in their class, also after it returns.
+ * to the others and keep running, in their class, also after it returns;
+ * a thread of high weight that runs briefly does not move the others.
  */
 #include "bvt_util.h"
 
@@ -343,6 +344,69 @@ TEST(idle_cpu_pulls_a_waiting_thread)
 		       i, b, delay[i]);
 	}
 	EXPECT_GT(PULL_MAX_MS, median(delay, PULL_TRIES));
+}
+
+/* The migrations of each hog over the interval run_hogs_during() measures. */
+static double hog_moves[MAX_HOGS];
+
+static void count_hog_moves(struct hog *hogs, int n, unsigned int ms)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		hog_moves[i] = proc_sched_field(hogs[i].tid, "se.nr_migrations");
+	usleep(ms * 1000);
+	for (i = 0; i < n; i++)
+		hog_moves[i] = proc_sched_field(hogs[i].tid, "se.nr_migrations") -
+			       hog_moves[i];
+}
+
+/*
+ * Three CPU-bound threads per CPU (MAX_HOGS at most), unpinned, and on
+ * every CPU a thread of nice -20's weight (88761) that wakes every 10 ms
+ * to run 0.1 ms, for 2 s.  Evening loads out counts a thread while it
+ * waits, not while it runs: the heavy threads' picks leave the hogs where
+ * they are.  Counted while it ran, a heavy thread made its CPU look loaded
+ * at each of its picks, which pushed hogs to the other CPUs, whose picks
+ * pushed them back: a move at each of the 100 picks a second on each CPU
+ * at least.  The hogs' moves in 1 s are held to 10 each.
+ */
+TEST(heavy_sleepers_leave_the_hogs_in_place)
+{
+	int ncpu = get_nprocs(), n = 3 * ncpu, i;
+	struct periodic pr[MAX_HOGS] = {};
+	pthread_t thread[MAX_HOGS];
+	struct hog hogs[MAX_HOGS];
+	double moves = 0;
+
+	if (ncpu < 2)
+		SKIP(return, "needs two CPUs");
+	if (n > MAX_HOGS)
+		n = MAX_HOGS;
+	if (ncpu > MAX_HOGS)
+		ncpu = MAX_HOGS;
+	ASSERT_EQ(0, become_controller());
+	for (i = 0; i < ncpu; i++) {
+		pr[i] = (struct periodic){
+			.attr = bvt_attr(88761, 0), .cpu = i, .periods = 200,
+			.period_ms = 10, .run_ms = 0.1,
+		};
+		pthread_create(&thread[i], NULL, periodic_main, &pr[i]);
+	}
+	for (i = 0; i < n; i++)
+		hogs[i] = (struct hog){ .attr = bvt_attr(0, 0), .cpu = -1 };
+	EXPECT_EQ(0, run_hogs_during(hogs, n, 1000, count_hog_moves));
+	for (i = 0; i < ncpu; i++) {
+		pthread_join(thread[i], NULL);
+		EXPECT_EQ(0, pr[i].err);
+	}
+	for (i = 0; i < n; i++) {
+		EXPECT_LE(0, hog_moves[i]);
+		moves += hog_moves[i];
+	}
+	TH_LOG("%d hogs moved %.0f times in 1 s beside %d heavy sleepers",
+	       n, moves, ncpu);
+	EXPECT_LE(moves, 10 * n);
 }
 
 TEST_HARNESS_MAIN
