@@ -6,7 +6,8 @@
 # (nopbs, norsv, noqas) with one mechanism off, "build.sh nomech" with all
 # of them off, each into build/obj-<variant>; "build.sh prod"
 # the production kernel (config/production.config instead of the debug
-# options) into $PROD_OBJ, for the performance experiments.
+# options) into $PROD_OBJ, for the performance experiments.  The test and
+# the production kernels have sched_ext too (config/scx.config).
 # BVT_COMPILE_ONLY=1 builds a variant without what only booting needs
 # (config/buildonly.config), into build/obj-<variant>-compile: make check's
 # build checks, half the time of a cold build.
@@ -16,7 +17,7 @@ variant=${1:-bvt}
 fragments=("$TOP/config/qemu.config" "$TOP/config/debug.config")
 obj=$OBJ
 case $variant in
-bvt)	;;
+bvt)	fragments+=("$TOP/config/scx.config") ;;
 nobvt|nocoop|nopbs|norsv|noqas|nomech)
 	fragments+=("$TOP/config/$variant.config")
 	obj=$BUILD/obj-$variant
@@ -24,7 +25,8 @@ nobvt|nocoop|nopbs|norsv|noqas|nomech)
 		fragments+=("$TOP/config/buildonly.config")
 		obj=$obj-compile
 	fi ;;
-prod)	fragments=("$TOP/config/qemu.config" "$TOP/config/production.config")
+prod)	fragments=("$TOP/config/qemu.config" "$TOP/config/production.config"
+		   "$TOP/config/scx.config")
 	obj=$PROD_OBJ ;;
 *)	die "usage: build.sh [bvt|nobvt|prod|nocoop|nopbs|norsv|noqas|nomech]" ;;
 esac

@@ -34,6 +34,7 @@ build_for_boot() {
 	"$TOP/host/prepare-tree.sh"
 	"$TOP/host/build.sh"
 	"$TOP/host/build-tests.sh"
+	"$TOP/host/scx.sh"
 	BVT_ACCEL=${BVT_ACCEL:-$("$TOP/host/boot.sh" --probe)}
 	export BVT_ACCEL
 }

@@ -10,6 +10,7 @@ set -u
 out=$1 bin=$2 mode=$3
 build=$(cd "$bin/.." && pwd)
 export BVTCTL=$build/bin/bvtctl QAS_ADMIT=$build/bin/qas-admit
+export BVT_SCX_DIR=$build/scx/bin
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
@@ -26,19 +27,62 @@ stress() {
 	echo $? >"$out/bvt_stress.rc"
 }
 
+# The selftests named, each into $out/$prefix<name>.tap.
+run_tests() {
+	local prefix=$1 t name
+	shift
+	for t in "$@"; do
+		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)
+		echo "running $prefix$name" >&2
+		timeout 300 "$t" >"$out/$prefix$name.tap" 2>&1
+		echo $? >"$out/$prefix$name.rc"
+	done
+}
+
+# Every selftest again while scx_simple runs every SCHED_NORMAL task (but
+# bvt_scx_test, which loads schedulers itself), into scx_simple+<name>.tap,
+# and whether it stayed loaded throughout into scx_simple.tap.
+scx_pass() {
+	local pid state=enabled t tests=()
+
+	[ -x "$BVT_SCX_DIR/scx_simple" ] && [ -e /sys/kernel/sched_ext/state ] ||
+		return 0
+	for t in "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh; do
+		[ "$(basename "$t")" = bvt_scx_test ] || tests+=("$t")
+	done
+	echo "loading scx_simple" >&2
+	"$BVT_SCX_DIR/scx_simple" >"$out/scx_simple.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		[ "$(cat /sys/kernel/sched_ext/state)" = enabled ] && break
+		sleep 0.1
+	done
+	state=$(cat /sys/kernel/sched_ext/state)
+	[ "$state" = enabled ] && run_tests scx_simple+ "${tests[@]}"
+	state=$(cat /sys/kernel/sched_ext/state)
+	kill -INT "$pid"
+	wait "$pid"
+	{
+		echo "1..1"
+		if [ "$state" = enabled ]; then
+			echo "ok 1 scx_simple stayed loaded through every selftest"
+		else
+			echo "not ok 1 scx_simple stayed loaded through every selftest (state $state)"
+		fi
+	} >"$out/scx_simple.tap"
+	echo 0 >"$out/scx_simple.rc"
+}
+
 case "$mode" in
 demo)
 	"$bin/bvt_demo" 2>&1 | tee "$out/demo.txt"
 	;;
 check)
 	# A step of the series (host/series.sh boot) has fewer of them.
-	for t in "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh; do
-		[ -e "$t" ] || continue
-		name=$(basename "$t" .sh)
-		echo "running $name" >&2
-		timeout 300 "$t" >"$out/$name.tap" 2>&1
-		echo $? >"$out/$name.rc"
-	done
+	run_tests "" "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh
+	# Once, in the first boot.
+	[ "$(nproc)" = 2 ] && scx_pass
 	# Last: it takes CPUs offline and flips the sysctls while it runs.
 	[ -e "$bin/bvt_stress" ] && stress 30
 	;;

@@ -12,6 +12,7 @@ PACKAGES=(
 	xz-utils ccache git python3-venv
 	qemu-system-x86 busybox-static
 	rt-tests trace-cmd linux-perf stress-ng
+	clang-19 zlib1g-dev
 )
 [ "${1:-}" = repro ] &&
 	PACKAGES+=(ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config

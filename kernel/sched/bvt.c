@@ -172,20 +172,29 @@ static inline struct bvt_qas *bvt_qas_of(const struct task_struct *p)
 }
 
 /*
+ * The weight of @p's nice value.  Not p->se.load: sched_ext keeps a weight
+ * of its own, and a task that enters the class from it with a new nice
+ * value has the se.load of its old one.
+ */
+static inline u32 bvt_nice_weight(const struct task_struct *p)
+{
+	return sched_prio_to_weight[p->static_prio - MAX_RT_PRIO];
+}
+
+/*
  * The weight a thread runs with: its own, or for a thread without one,
  * the weight of its nice value.  Its entity is charged at the weight it
  * had when it was queued: every change of it dequeues the thread.
  */
 static u32 bvt_run_weight(struct sched_bvt_entity *bt)
 {
-	return bvt_run(bt)->weight ?:
-	       scale_load_down(bvt_thread_task(bt)->se.load.weight);
+	return bvt_run(bt)->weight ?: bvt_nice_weight(bvt_thread_task(bt));
 }
 
 /* The weight @p has of its own, whatever it inherits. */
 static u32 bvt_own_weight(struct task_struct *p)
 {
-	return p->bvt.params.weight ?: scale_load_down(p->se.load.weight);
+	return p->bvt.params.weight ?: bvt_nice_weight(p);
 }
 
 /* E = A - W while warped. */
@@ -663,6 +672,91 @@ static void bvt_charge(struct bvt_entity *se, s64 delta)
 	}
 }
 
+#ifdef CONFIG_SCHED_CLASS_EXT
+/*
+ * While a sched_ext scheduler runs every SCHED_NORMAL task, the fair
+ * server has no fair task to serve, and nothing would keep CPU-bound BVT
+ * threads from starving sched_ext's tasks (the kernel's threads among
+ * them) until its watchdog ejects the scheduler.  The class gives way by
+ * the fair server's parameters instead: in each of its periods, BVT
+ * threads keep sched_ext's tasks of a CPU waiting for at most the period
+ * less the server's runtime, then leave the CPU to them until the period
+ * ends, as RT throttling holds back RT tasks.
+ */
+static inline bool bvt_ext_waiting(struct rq *rq)
+{
+	return scx_switched_all() && rq->scx.nr_running;
+}
+
+static inline bool bvt_ext_ceding(struct rq *rq)
+{
+	return unlikely(rq->bvt.ext_ceded) && bvt_ext_waiting(rq);
+}
+
+static void bvt_ext_charge(struct rq *rq, u64 delta)
+{
+	struct sched_dl_entity *fs = &rq->fair_server;
+	u64 period = READ_ONCE(fs->dl_period);
+	u64 runtime = READ_ONCE(fs->dl_runtime);
+	u64 now = rq_clock(rq);
+
+	if (!rq->scx.nr_running || !runtime)
+		return;
+	if (rq->bvt.ext_ceded) {
+		/* A BVT thread that came while none of them waited. */
+		resched_curr(rq);
+		return;
+	}
+	if (now >= rq->bvt.ext_period_end) {
+		rq->bvt.ext_period_end = now + period;
+		rq->bvt.ext_waited = 0;
+	}
+	rq->bvt.ext_waited += delta;
+	if (rq->bvt.ext_waited + runtime < period)
+		return;
+	rq->bvt.ext_ceded = true;
+	hrtimer_start(&rq->bvt.ext_timer,
+		      ns_to_ktime(rq->bvt.ext_period_end - now),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	trace_sched_bvt_ext_cede(cpu_of(rq), rq->bvt.ext_waited,
+				 rq->scx.nr_running);
+	resched_curr(rq);
+}
+
+/* The period has ended: BVT threads run first again. */
+static enum hrtimer_restart bvt_ext_timer_fn(struct hrtimer *timer)
+{
+	struct rq *rq = container_of(timer, struct rq, bvt.ext_timer);
+	struct rq_flags rf;
+
+	rq_lock(rq, &rf);
+	rq->bvt.ext_ceded = false;
+	if (rq->bvt.nr_running && rq->curr->sched_class != &bvt_sched_class)
+		resched_curr(rq);
+	rq_unlock(rq, &rf);
+	return HRTIMER_NORESTART;
+}
+
+static void init_bvt_ext(struct bvt_rq *bvt_rq)
+{
+	hrtimer_init(&bvt_rq->ext_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	bvt_rq->ext_timer.function = bvt_ext_timer_fn;
+}
+#else
+static inline bool bvt_ext_waiting(struct rq *rq)
+{
+	return false;
+}
+
+static inline bool bvt_ext_ceding(struct rq *rq)
+{
+	return false;
+}
+
+static inline void bvt_ext_charge(struct rq *rq, u64 delta) { }
+static inline void init_bvt_ext(struct bvt_rq *bvt_rq) { }
+#endif /* CONFIG_SCHED_CLASS_EXT */
+
 static void update_curr_bvt(struct rq *rq)
 {
 	struct task_struct *curr = rq->curr;
@@ -675,6 +769,8 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
+	if (scx_switched_all())
+		bvt_ext_charge(rq, delta_exec);
 	if (unlikely(bvt_plan_curr(&rq->bvt) == &bt->se)) {
 		/* Time granted by the plan is not part of its run in A. */
 		curr->se.prev_sum_exec_runtime += delta_exec;
@@ -1294,6 +1390,8 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 		return NULL;
 
 	update_curr_bvt(rq);
+	if (bvt_ext_ceding(rq))
+		return NULL;
 	se = bvt_pick_top(&rq->bvt);
 	if (!se)
 		return NULL;
@@ -2174,6 +2272,7 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	hrtimer_init(&bvt_rq->warp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->warp_timer.function = bvt_warp_timer_fn;
 	init_bvt_plan_level(&bvt_rq->pl, rq);
+	init_bvt_ext(bvt_rq);
 #ifdef CONFIG_SMP
 	INIT_CSD(&bvt_rq->enforce_csd, bvt_enforce_csd_fn,
 		 container_of(bvt_rq, struct rq, bvt));
@@ -2274,7 +2373,7 @@ static u32 bvt_weight_cap(struct task_struct *p)
 bool bvt_attr_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 {
 	struct sched_bvt_params old = { }, new;
-	u32 old_weight = scale_load_down(p->se.load.weight);
+	u32 old_weight = bvt_nice_weight(p);
 
 	if (bvt_policy(p->policy)) {
 		old = p->bvt.params;
@@ -2394,7 +2493,7 @@ u64 bvt_pi_key(struct task_struct *p)
 	if (run->flags & SCHED_BVT_FLAG_WARP)
 		warp = div_u64(run->warp, NSEC_PER_USEC);
 	return ~((u64)bvt_reserved(run) << 41 | warp << 17 |
-		 (run->weight ?: scale_load_down(p->se.load.weight)));
+		 (run->weight ?: bvt_nice_weight(p)));
 }
 
 static void bvt_pi_merge(struct sched_bvt_params *pi,

@@ -430,6 +430,17 @@ struct bvt_rq {
 #endif
 	/* what runs first: reserved slots, constraints, QAS parts */
 	struct bvt_plan_level		pl;
+#ifdef CONFIG_SCHED_CLASS_EXT
+	/*
+	 * How long BVT threads kept sched_ext's tasks waiting in the
+	 * period that ends at ext_period_end, and whether the class now
+	 * leaves the CPU to them until it ends (bvt_ext_charge()).
+	 */
+	u64				ext_waited;
+	u64				ext_period_end;
+	bool				ext_ceded;
+	struct hrtimer			ext_timer;
+#endif
 };
 
 #ifdef CONFIG_SCHED_BVT

@@ -1596,15 +1596,16 @@ static u64 bvt_plan_budget(struct bvt_level *lv, struct bvt_entity *curr)
 }
 
 /*
- * In the fair part of the idle reservation, fair tasks run before the BVT
- * tree.  (Not "until they have had the fair server's runtime": a server
- * whose runtime is used up in the background starts a new period at
- * once, full, so that would hand them the whole idle reservation.)
+ * In the fair part of the idle reservation, fair tasks, or sched_ext's
+ * tasks while it runs them all, run before the BVT tree.  (Not "until
+ * they have had the fair server's runtime": a server whose runtime is used
+ * up in the background starts a new period at once, full, so that would
+ * hand them the whole idle reservation.)
  */
 static bool bvt_plan_cede(struct bvt_level *lv)
 {
 	return bvt_plan_owner(lv->rq) == &bvt_idle_fair &&
-	       lv->rq->cfs.h_nr_runnable;
+	       (lv->rq->cfs.h_nr_runnable || bvt_ext_waiting(lv->rq));
 }
 
 static const struct bvt_level_ops bvt_plan_ops = {

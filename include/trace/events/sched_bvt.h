@@ -179,6 +179,33 @@ TRACE_EVENT(sched_bvt_migrate,
 		  show_bvt_migrate_reason(__entry->reason), __entry->penalty_ns)
 );
 
+/*
+ * BVT threads of CPU @cpu have kept sched_ext's @nr_waiting tasks there
+ * waiting for @waited_ns of the fair server's period, all they may: the
+ * class leaves the CPU to them for the rest of the period.
+ */
+TRACE_EVENT(sched_bvt_ext_cede,
+
+	TP_PROTO(int cpu, u64 waited_ns, unsigned int nr_waiting),
+
+	TP_ARGS(cpu, waited_ns, nr_waiting),
+
+	TP_STRUCT__entry(
+		__field(int,		cpu)
+		__field(u64,		waited_ns)
+		__field(unsigned int,	nr_waiting)
+	),
+
+	TP_fast_assign(
+		__entry->cpu		= cpu;
+		__entry->waited_ns	= waited_ns;
+		__entry->nr_waiting	= nr_waiting;
+	),
+
+	TP_printk("cpu=%d waited=%llu nr_waiting=%u", __entry->cpu,
+		  __entry->waited_ns, __entry->nr_waiting)
+);
+
 /* A thread moves between the reserved-effort and best-effort levels. */
 TRACE_EVENT(sched_bvt_level,
 

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCHED_BVT beside a sched_ext scheduler.  Each test loads one from
+ * $BVT_SCX_DIR (host/scx.sh builds the kernel's examples there; skipped
+ * without them or without CONFIG_SCHED_CLASS_EXT), which then runs every
+ * SCHED_NORMAL task, and runs its threads on the test CPU from a
+ * SCHED_FIFO controller:
+ *  - BVT threads stay above sched_ext's tasks, and a CPU-bound one leaves
+ *    them the fair server's share (sched-bvt.rst, "sched_ext"), with the
+ *    scheduler still loaded at the end;
+ *  - a warped thread among sched_ext's CPU-bound tasks keeps its wake-up
+ *    latency, and a reserved one its reservation;
+ *  - a sched_ext task that enters SCHED_BVT at a new nice value gets that
+ *    nice value's weight;
+ *  - unloading the scheduler, or its watchdog ejecting it, leaves BVT
+ *    threads as they were: their parameters and their place above the
+ *    tasks that go back to the fair class.
+ */
+#include "bvt_util.h"
+
+#include <signal.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+
+#define MS		1000000ULL
+#define SCX_STATE	"/sys/kernel/sched_ext/state"
+/* Loading verifies the BPF programs: seconds under TCG. */
+#define SCX_LOAD_S	60
+
+/* The contents of SCX_STATE ("enabled", "disabled", ...) into @buf. */
+static const char *scx_state(char *buf, size_t len)
+{
+	FILE *f = fopen(SCX_STATE, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static bool scx_state_is(const char *want)
+{
+	char buf[32];
+
+	return !strcmp(scx_state(buf, sizeof(buf)), want);
+}
+
+/* Wait up to @s seconds for the state @want; true if it came. */
+static bool scx_wait_state(const char *want, double s)
+{
+	double end = now_s() + s;
+
+	while (!scx_state_is(want)) {
+		if (now_s() > end)
+			return false;
+		usleep(20000);
+	}
+	return true;
+}
+
+/* The path of scheduler @name in $BVT_SCX_DIR into @path; false if none. */
+static bool scx_path(const char *name, char *path, size_t len)
+{
+	const char *dir = getenv("BVT_SCX_DIR");
+
+	if (!dir || access(SCX_STATE, R_OK))
+		return false;
+	snprintf(path, len, "%s/%s", dir, name);
+	return !access(path, X_OK);
+}
+
+/*
+ * Start scheduler @name with @arg (or none) as a plain SCHED_OTHER process,
+ * its output to @log, and wait until it is enabled.  Its pid, or -1.
+ */
+static pid_t scx_load(const char *name, const char *arg, const char *log)
+{
+	struct sched_param sp = { 0 };
+	char path[512];
+	pid_t pid;
+
+	if (!scx_path(name, path, sizeof(path)) || !scx_state_is("disabled"))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		sched_setscheduler(0, SCHED_OTHER, &sp);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(path, name, arg, (char *)NULL);
+		_exit(127);
+	}
+	if (!scx_wait_state("enabled", SCX_LOAD_S)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+/* Stop the scheduler @pid started and wait until it is gone. */
+static bool scx_unload(pid_t pid)
+{
+	if (pid <= 0)
+		return true;
+	kill(pid, SIGINT);
+	waitpid(pid, NULL, 0);
+	return scx_wait_state("disabled", 10);
+}
+
+FIXTURE(scx) {
+	pid_t sched;
+};
+
+FIXTURE_SETUP(scx)
+{
+	char path[512];
+
+	self->sched = 0;
+	if (!scx_path("scx_simple", path, sizeof(path)))
+		SKIP(return, "no sched_ext scheduler in $BVT_SCX_DIR, or no sched_ext");
+	if (!scx_state_is("disabled"))
+		SKIP(return, "a sched_ext scheduler is loaded already");
+}
+
+FIXTURE_TEARDOWN(scx)
+{
+	scx_unload(self->sched);
+}
+
+/*
+ * A CPU-bound BVT thread and a CPU-bound SCHED_OTHER one, which the
+ * scheduler runs, on one CPU for 3 s.  Above sched_ext, BVT would take it
+ * all; it leaves sched_ext's tasks the fair server's share, 50 ms of every
+ * second by default: the other thread must get between 2.5 % and 12 % (a
+ * TCG stall of 100 ms is charged to whichever runs), and the scheduler
+ * must still be loaded.  A BVT class that did not give way got 0, and the
+ * watchdog would eject the scheduler after 30 s.
+ */
+TEST_F_TIMEOUT(scx, bvt_leaves_sched_ext_the_fair_share, 120)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = other_attr(0), .cpu = test_cpu() },
+	};
+	double ext;
+
+	ASSERT_EQ(0, become_controller());
+	self->sched = scx_load("scx_simple", NULL, "/dev/null");
+	ASSERT_LT(0, self->sched);
+	ASSERT_EQ(0, run_hogs(hogs, 2, 3000));
+	ext = hog_share(hogs, 2, 1);
+	printf("# BVT %.0f ms, sched_ext %.0f ms: share %.3f\n",
+	       hogs[0].cpu_s * 1e3, hogs[1].cpu_s * 1e3, ext);
+	EXPECT_GE(ext, 0.025);
+	EXPECT_LE(ext, 0.12);
+	EXPECT_TRUE(scx_state_is("enabled"));
+}
+
+/*
+ * A warped BVT thread that wakes every 10 ms for 1 ms among three CPU-bound
+ * SCHED_OTHER threads that scx_simple runs with its 20 ms slices.  Its
+ * median wake-up delay must stay under 2 ms (a tick and TCG's timer
+ * slack), and under half of what a SCHED_OTHER thread doing the same
+ * waits there, which shows the load was real.
+ */
+TEST_F_TIMEOUT(scx, warped_thread_keeps_its_latency, 120)
+{
+	struct periodic bvt = {
+		.attr = bvt_warp_attr(100 * MS, 0, 0), .cpu = test_cpu(),
+		.periods = 100, .period_ms = 10, .run_ms = 1,
+	};
+	struct periodic ext = bvt;
+	double bvt_ms, ext_ms;
+
+	ASSERT_EQ(0, become_controller());
+	self->sched = scx_load("scx_simple", NULL, "/dev/null");
+	ASSERT_LT(0, self->sched);
+	bvt_ms = periodic_among_hogs(&bvt, 3, other_attr(0));
+	ASSERT_EQ(0, bvt.err);
+	ext.attr = other_attr(0);
+	ext_ms = periodic_among_hogs(&ext, 3, other_attr(0));
+	ASSERT_EQ(0, ext.err);
+	printf("# median wake-up delay: warped BVT %.3f ms, sched_ext %.3f ms\n",
+	       bvt_ms, ext_ms);
+	EXPECT_LT(bvt_ms, 2.0);
+	EXPECT_LT(bvt_ms, ext_ms / 2);
+	EXPECT_TRUE(scx_state_is("enabled"));
+}
+
+static struct sched_bvt_rsv rsv_granted;
+static int rsv_err;
+static double rsv_cpu_s[3];
+
+/* Reserve 4 ms of every 20 for hogs[0], then measure 2 s. */
+static void reserve_and_measure(struct hog *hogs, int n, unsigned int ms)
+{
+	struct sched_bvt_rsv r = {
+		.size = sizeof(r), .amount = 4 * MS, .period = 20 * MS,
+	};
+	double start[3];
+	int i;
+
+	rsv_err = bvt_ctl(BVT_CTL_RESERVE, hogs[0].tid, &r, 0) ? errno : 0;
+	rsv_granted = r;
+	for (i = 0; i < n; i++)
+		start[i] = clock_s(hogs[i].clock);
+	usleep(ms * 1000);
+	for (i = 0; i < n; i++)
+		rsv_cpu_s[i] = clock_s(hogs[i].clock) - start[i];
+	if (!rsv_err)
+		bvt_ctl(BVT_CTL_RELEASE, hogs[0].tid, NULL, 0);
+}
+
+/*
+ * A BVT thread with 4 ms of every 20 reserved, beside a BVT thread of 16
+ * times its weight and a SCHED_OTHER one that the scheduler runs, all
+ * CPU-bound, for 2 s.  Unreserved, it would get a seventeenth of BVT's
+ * time; reserved, it must get its 20 % (less 5 %), and sched_ext's thread
+ * the fair part of the plan's idle reservation (sched-bvt.rst, "The idle
+ * reservation"), at least 3 %.
+ */
+TEST_F_TIMEOUT(scx, reserved_thread_keeps_its_reservation, 120)
+{
+	struct hog hogs[3] = {
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(16 * 1024, 0), .cpu = test_cpu() },
+		{ .attr = other_attr(0), .cpu = test_cpu() },
+	};
+
+	if (access("/proc/sys/" RSV_ADMITTED, R_OK))
+		SKIP(return, "no reservations (CONFIG_SCHED_BVT_RSV=n)");
+	ASSERT_EQ(0, rsv_test_setup());
+	self->sched = scx_load("scx_simple", NULL, "/dev/null");
+	ASSERT_LT(0, self->sched);
+	ASSERT_EQ(0, run_hogs_during(hogs, 3, 2000, reserve_and_measure));
+	ASSERT_EQ(0, rsv_err);
+	printf("# reserved %.0f ms, heavy BVT %.0f ms, sched_ext %.0f ms of 2000\n",
+	       rsv_cpu_s[0] * 1e3, rsv_cpu_s[1] * 1e3, rsv_cpu_s[2] * 1e3);
+	EXPECT_EQ(test_cpu(), rsv_granted.cpu);
+	EXPECT_GE(rsv_cpu_s[0], 2.0 * 0.2 * 0.95);
+	EXPECT_GE(rsv_cpu_s[2], 2.0 * 0.03);
+	EXPECT_TRUE(scx_state_is("enabled"));
+}
+
+static double nice_cpu_s[2];
+static int nice_err;
+
+/* Move hogs[0] from sched_ext to SCHED_BVT at nice 19, then measure 2 s. */
+static void enter_at_nice_19(struct hog *hogs, int n, unsigned int ms)
+{
+	struct sched_attr attr = bvt_attr(0, 19);
+	double start[2];
+	int i;
+
+	nice_err = sys_sched_setattr(hogs[0].tid, &attr, 0) ? errno : 0;
+	for (i = 0; i < n; i++)
+		start[i] = clock_s(hogs[i].clock);
+	usleep(ms * 1000);
+	for (i = 0; i < n; i++)
+		nice_cpu_s[i] = clock_s(hogs[i].clock) - start[i];
+}
+
+/*
+ * A sched_ext task that enters SCHED_BVT with a new nice value runs with
+ * that nice value's weight: at nice 19 (15) beside a BVT thread of 1024
+ * it gets 1.4 %, under 5 % with TCG's stalls.  sched_ext keeps a weight
+ * of its own, and the class once took the old nice value's from
+ * p->se.load: 1024, half the CPU.
+ */
+TEST_F_TIMEOUT(scx, enters_with_its_nice_weight, 120)
+{
+	struct hog hogs[2] = {
+		{ .attr = other_attr(0), .cpu = test_cpu() },
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+	};
+	double share;
+
+	ASSERT_EQ(0, become_controller());
+	self->sched = scx_load("scx_simple", NULL, "/dev/null");
+	ASSERT_LT(0, self->sched);
+	ASSERT_EQ(0, run_hogs_during(hogs, 2, 2000, enter_at_nice_19));
+	ASSERT_EQ(0, nice_err);
+	share = nice_cpu_s[0] / (nice_cpu_s[0] + nice_cpu_s[1]);
+	printf("# nice 19: %.0f ms, nice 0: %.0f ms: share %.3f\n",
+	       nice_cpu_s[0] * 1e3, nice_cpu_s[1] * 1e3, share);
+	EXPECT_LT(share, 0.05);
+}
+
+/* What the scheduler's end is measured by, in leave_during(). */
+static const char *leave_how;
+static pid_t leave_pid;
+static bool leave_gone;
+static double leave_cpu_s[2], leave_wait_s;
+static struct sched_attr leave_attr;
+static int leave_attr_err;
+
+/*
+ * While the hogs run: end the scheduler (SIGINT, or wait for its watchdog
+ * to eject it), then measure 1 s more, when its tasks are fair ones again.
+ */
+static void leave_during(struct hog *hogs, int n, unsigned int ms)
+{
+	double t0 = now_s(), start[2];
+	int i;
+
+	if (!strcmp(leave_how, "unload")) {
+		usleep(500000);
+		leave_gone = scx_unload(leave_pid);
+	} else {
+		leave_gone = scx_wait_state("disabled", 40);
+		waitpid(leave_pid, NULL, 0);
+	}
+	leave_wait_s = now_s() - t0;
+	for (i = 0; i < n; i++)
+		start[i] = clock_s(hogs[i].clock);
+	usleep(1000000);
+	for (i = 0; i < n; i++)
+		leave_cpu_s[i] = clock_s(hogs[i].clock) - start[i];
+	memset(&leave_attr, 0, sizeof(leave_attr));
+	leave_attr_err = sys_sched_getattr(hogs[0].tid, &leave_attr,
+					   sizeof(leave_attr), 0) ? errno : 0;
+}
+
+/*
+ * A warped BVT thread beside a SCHED_OTHER one on one CPU while the
+ * scheduler goes away.  After it, the BVT thread must have the parameters
+ * it had, and still keep the CPU from the other, now a fair task, but for
+ * the fair server's share (at least 80 % of the second measured).  The
+ * caller is the controller.
+ */
+static void check_left_alone(struct __test_metadata *_metadata,
+			     const char *how, pid_t sched)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_warp_attr(5 * MS, 0, 0), .cpu = test_cpu() },
+		{ .attr = other_attr(0), .cpu = test_cpu() },
+	};
+	leave_how = how;
+	leave_pid = sched;
+	ASSERT_EQ(0, run_hogs_during(hogs, 2, 0, leave_during));
+	printf("# %s after %.1f s; then BVT %.0f ms, fair %.0f ms of 1000\n",
+	       how, leave_wait_s, leave_cpu_s[0] * 1e3, leave_cpu_s[1] * 1e3);
+	EXPECT_TRUE(leave_gone);
+	EXPECT_TRUE(scx_state_is("disabled"));
+	EXPECT_GE(leave_cpu_s[0], 0.8);
+	ASSERT_EQ(0, leave_attr_err);
+	EXPECT_EQ(SCHED_BVT, leave_attr.sched_policy);
+	EXPECT_EQ(SCHED_BVT_FLAG_WARP, leave_attr.sched_bvt_flags);
+	EXPECT_EQ(hogs[0].attr.sched_bvt_warp, leave_attr.sched_bvt_warp);
+}
+
+TEST_F_TIMEOUT(scx, unloading_leaves_bvt_threads_alone, 120)
+{
+	ASSERT_EQ(0, become_controller());
+	self->sched = scx_load("scx_simple", NULL, "/dev/null");
+	ASSERT_LT(0, self->sched);
+	check_left_alone(_metadata, "unload", self->sched);
+	self->sched = 0;
+}
+
+/*
+ * scx_qmap -t 2 drops every second enqueue of a user thread: its
+ * watchdog (5 s) finds a runnable task that did not run and ejects it.
+ */
+TEST_F_TIMEOUT(scx, ejection_leaves_bvt_threads_alone, 120)
+{
+	const char *log = "/tmp/bvt_scx_test.qmap.log";
+	char line[256];
+	bool stall = false;
+	FILE *f;
+
+	ASSERT_EQ(0, become_controller());
+	self->sched = scx_load("scx_qmap", "-t2", log);
+	ASSERT_LT(0, self->sched);
+	check_left_alone(_metadata, "ejected", self->sched);
+	self->sched = 0;
+	f = fopen(log, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		stall |= !!strstr(line, "stall");
+	fclose(f);
+	EXPECT_TRUE(stall);
+}
+
+TEST_HARNESS_MAIN
