@@ -17,7 +17,7 @@ series:
 
 # make repro [EXP=mpeg-grep] [VARIANT=short]: the paper's experiments, or
 # one of them.
-EXPERIMENTS = mpeg-grep rt web deadlines overhead vtime coop pbs pbs-groupa pbs-groupb rialto qas latency
+EXPERIMENTS = mpeg-grep rt web deadlines overhead vtime coop pbs pbs-groupa pbs-groupb rialto qas latency scx
 EXP ?= $(EXPERIMENTS)
 repro:
 	for e in $(EXP); do host/repro.sh $$e $(VARIANT) || exit 1; done

@@ -20,7 +20,7 @@ script=$TOP/repro/${exp//-/_}.py
 # micro-benchmarks among them; the others, and the programs' headers, use
 # the test kernel.  KERNEL=prod or KERNEL=debug overrides.
 case $exp in
-overhead|pbs|latency|rialto) kernel=${KERNEL:-prod} ;;
+overhead|pbs|latency|rialto|scx) kernel=${KERNEL:-prod} ;;
 *) kernel=${KERNEL:-debug} ;;
 esac
 [ "$kernel" = prod ] || [ "$kernel" = debug ] || die "KERNEL=prod or debug"
@@ -29,6 +29,8 @@ esac
 "$TOP/host/prepare-tree.sh"
 "$TOP/host/build.sh"
 "$TOP/host/build-tests.sh"
+# The sched_ext schedulers, built against the test kernel's BTF.
+[ "$exp" = scx ] && "$TOP/host/scx.sh" rust
 if [ "$kernel" = prod ]; then
 	"$TOP/host/build.sh" prod
 	export BVT_KERNEL=$PROD_OBJ/arch/x86/boot/bzImage
@@ -184,6 +186,15 @@ latency)
 	seconds=4
 	[ "$variant" = short ] && args+=(--loads 0,4,64) seconds=2
 	args+=(--seconds "$seconds") ;;
+scx)
+	# The four workloads under their stock and BVT configurations and
+	# under scx_lavd, scx_bpfland and scx_simple: about 35 minutes for
+	# 3 runs.  The short variant: 1 run, 0, 4 and 64 hogs, 6 players.
+	args=(--build "$BUILD" "${player[@]}" --tree "$SRC/kernel"
+	      --players "$BUILD/bin/players" --iclip "$iclip"
+	      --shim "$BUILD/bin/latency_shim.so" --copy "$guest"
+	      --seconds "$seconds")
+	[ "$variant" = short ] && args+=(--loads 0,4,64 --counts 6) ;;
 *)	args=() ;;
 esac
 

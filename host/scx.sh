@@ -28,11 +28,15 @@ cp "$out/build/bin/"scx_* "$out/bin/"
 
 # "scx.sh rust": also scx_lavd and scx_bpfland from crates.io, built with
 # cargo (rustup's: Debian 12's is too old for them) into
-# $BUILD/scx-rust/bin, at the last versions whose CI tested them on 6.12.
-# Their build compiles libbpf and their BPF programs with clang-19 and
-# generates bindings with bindgen (LIBCLANG_PATH).
+# $BUILD/scx-rust/bin.  scx_bpfland 1.0.18 is the last release whose CI
+# tested 6.12; scx_lavd 1.0.19 is too, but from 1.0.12 on it shortens the
+# slice of another CPU's running task through a pointer that the 6.12
+# verifier lets it read only ("only read is supported": it does not
+# load), and 1.0.10 kicks that CPU instead.  Their build compiles libbpf
+# and their BPF programs with clang-19 and generates bindings with bindgen
+# (LIBCLANG_PATH).
 [ "${1:-}" = rust ] || exit 0
-SCX_RUST=("scx_lavd 1.0.19" "scx_bpfland 1.0.18")
+SCX_RUST=("scx_lavd 1.0.10" "scx_bpfland 1.0.18")
 command -v cargo >/dev/null || die "cargo missing: install Rust with rustup"
 for c in "${SCX_RUST[@]}"; do
 	set -- $c

@@ -9,16 +9,19 @@ and the controller's own set-up, arguments and result file (controller,
 arguments, new_result, record, save), the same for every experiment;
 tmpfs_copy, for what a program reads, kept off 9p; and median_ratios, for
 timings compared with a reference measured in the same run; read_sysctl
-and write_sysctl, for the class's tunables under /proc/sys/kernel.
+and write_sysctl, for the class's tunables under /proc/sys/kernel; and
+scx_loaded, for a configuration run under a sched_ext scheduler.
 """
 import argparse
 import contextlib
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schedattr  # noqa: E402
@@ -166,3 +169,77 @@ def sysctls(values):
     finally:
         for name, value in old.items():
             write_sysctl(name, value)
+
+
+SCX_STATE = "/sys/kernel/sched_ext/state"
+# Where host/scx.sh puts the kernel's examples and cargo the Rust ones.
+SCX_DIRS = ("scx/bin", "scx-rust/bin")
+
+
+def scx_state():
+    """sched_ext's state ("enabled", "disabled", ...), None without it."""
+    try:
+        with open(SCX_STATE) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def scx_path(name, build):
+    """The binary of sched_ext scheduler name under build, or None."""
+    for d in SCX_DIRS:
+        path = os.path.join(build, d, name)
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+class ScxLoadError(RuntimeError):
+    """A sched_ext scheduler that did not load."""
+
+
+def _wait_scx(state, seconds):
+    end = time.monotonic() + seconds
+    while scx_state() != state:
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@contextlib.contextmanager
+def scx_loaded(name, build, log):
+    """Run a with block under sched_ext scheduler name (None: none), started
+    as a plain SCHED_OTHER process with its output in log.  Yields a dict
+    that says, after the block, whether the scheduler stayed loaded to its
+    end ("scx_ejected": its watchdog or an error ended it, and the run is
+    not a result)."""
+    info = {}
+    if name is None:
+        yield info
+        return
+    path = scx_path(name, build)
+    if path is None or scx_state() != "disabled":
+        raise RuntimeError("sched_ext scheduler %s: not built, or sched_ext "
+                           "busy or missing (state %s)" % (name, scx_state()))
+    out = open(log, "a")
+    p = subprocess.Popen([path], stdout=out, stderr=subprocess.STDOUT,
+                         preexec_fn=lambda: schedattr.apply(
+                             0, {"policy": "other"}))
+    try:
+        # Loading runs the BPF verifier: seconds under TCG.
+        if not _wait_scx("enabled", 120):
+            raise ScxLoadError("%s did not load (see %s)" % (name, log))
+        info["scx"] = name
+        yield info
+    finally:
+        info["scx_ejected"] = scx_state() != "enabled"
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        out.close()
+        _wait_scx("disabled", 30)

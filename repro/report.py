@@ -996,6 +996,173 @@ def latency_plots(res, outdir):
     plt.close(fig)
 
 
+def scx_configs(recs, first):
+    """The configurations of recs, first the ones in first, in order."""
+    seen = list(dict.fromkeys(r["config"] for r in recs))
+    return [c for c in first if c in seen] + [c for c in seen
+                                              if c not in first]
+
+
+def scx_results(part):
+    """A part's records that are results: none whose scheduler left."""
+    return [r for r in part["runs_data"]
+            if not r.get("scx_ejected") and not r.get("scx_failed")]
+
+
+def scx_mpeg(part):
+    recs = scx_results(part)
+    rows = ["| configuration | late frames | max lateness (ms) "
+            "| player CPU | grep MB/s |", "|---|---|---|---|---|"]
+    for c in scx_configs(recs, ["bvt-warp", "bvt-warp+scx_lavd"]):
+        rs = [r for r in recs if r["config"] == c and "player" in r]
+        gr = [r["grep"] for r in rs if "grep" in r]
+        rows.append("| %s | %s | %s | %s | %s |" % (
+            c, spread([r["player"]["late"] for r in rs], "%d"),
+            spread([r["player"]["max_late_ms"] for r in rs], "%.1f"),
+            spread([100 * r["player"]["cpu_share"] for r in rs], "%.1f %%"),
+            spread([g["mb_per_s"] for g in gr], "%.1f")))
+    return rows
+
+
+def scx_latency(part, schedulers):
+    recs = scx_results(part)
+    configs = scx_configs(recs, ["bvt-warped", "fifo"])
+    loads = sorted({r["load"] for r in recs})
+    rows = []
+    for key, what in (("median_us", "median"), ("p99_us", "p99")):
+        rows += ["", "cyclictest %s wake-up latency (us), median over the "
+                 "runs (min..max); last column: warped BVT over the best "
+                 "sched_ext scheduler of the cell\n" % what,
+                 "| hogs/vCPU | " + " | ".join(configs) +
+                 " | bvt-warped / best scx |",
+                 "|---" * (len(configs) + 2) + "|"]
+        for load in loads:
+            cell = {c: [r[key] for r in recs
+                        if r["load"] == load and r["config"] == c
+                        and r[key] is not None] for c in configs}
+            best = [statistics.median(cell[s]) for s in schedulers
+                    if cell.get(s)]
+            warped = cell.get("bvt-warped")
+            ratio = "%.2f" % (statistics.median(warped) / min(best)) \
+                if warped and best and min(best) else "-"
+            rows.append("| %d | %s | %s |" % (load, " | ".join(
+                spread(cell[c], "%d") for c in configs), ratio))
+    return rows
+
+
+def scx_coop(part):
+    recs = scx_results(part)
+    configs = scx_configs(recs, ["coop", "bvt", "eevdf"])
+    counts = sorted({r["players"] for r in recs})
+    rows = []
+    for title, get, fmt in COOP_METRICS[:4]:
+        rows += ["", "**%s**, median (min..max) over the runs" % title, "",
+                 "| players | " + " | ".join(configs) + " |",
+                 "|---|" + "---|" * len(configs)]
+        for n in counts:
+            rows.append("| %d | " % n + " | ".join(
+                spread([get(r) for r in recs
+                        if r["config"] == c and r["players"] == n], fmt)
+                for c in configs) + " |")
+    return rows
+
+
+def scx_overhead(part):
+    recs = scx_results(part)
+    configs = scx_configs(recs, ["other", "fifo", "bvt"])
+    ratios = procs.median_ratios(recs, "bench", "config", "time_s", "other")
+    rows = ["| benchmark | " + " | ".join("%s (s)" % c for c in configs) +
+            "".join(" | %s / other" % c for c in configs[1:]) + " |",
+            "|---" * (2 * len(configs)) + "|"]
+    for bench in dict.fromkeys(r["bench"] for r in recs):
+        rows.append("| %s | %s | %s |" % (bench, " | ".join(
+            spread([r["time_s"] for r in recs
+                    if r["bench"] == bench and r["config"] == c], "%.3f")
+            for c in configs), " | ".join(
+                "%.3f" % ratios.get(bench, {}).get(c, float("nan"))
+                for c in configs[1:])))
+    return rows
+
+
+def scx_table(res):
+    parts = res["parts"]
+    rows = [about(res) + "; sched_ext schedulers %s, %d run(s)\n" % (
+        ", ".join(res["schedulers"]), res["runs"])]
+    ejected = ["%s %s run %d" % (name, r["config"], r["run"])
+               for name, part in parts.items() for r in part["runs_data"]
+               if r.get("scx_ejected")]
+    failed = ["%s %s run %d" % (name, r["config"], r["run"])
+              for name, part in parts.items() for r in part["runs_data"]
+              if r.get("scx_failed")]
+    rows.append("Cells whose scheduler was ejected (not results): %s\n" %
+                (", ".join(ejected) or "none"))
+    rows.append("Cells whose scheduler did not load: %s\n" %
+                (", ".join(failed) or "none"))
+    titles = {"mpeg-grep": "mpeg-grep: the player beside 6 greps, %s s" %
+              res["seconds"], "latency": "latency: cyclictest under CPU hogs",
+              "coop": "coop: the talk's adaptive players",
+              "overhead": "overhead: time of a run"}
+    for name, part in parts.items():
+        rows += ["", "## " + titles[name], ""]
+        if name == "mpeg-grep":
+            rows += scx_mpeg(part)
+        elif name == "latency":
+            rows += scx_latency(part, res["schedulers"])
+        elif name == "coop":
+            rows += scx_coop(part)
+        else:
+            rows += scx_overhead(part)
+    return "\n".join(rows) + "\n"
+
+
+def scx_plots(res, outdir):
+    """Wake-up latency against load beside the sched_ext schedulers, and
+    the coop players' tardiness against their number."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    parts = res["parts"]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+    lat = scx_results(parts.get("latency", {"runs_data": []}))
+    for ax, key, what in zip(axes[:2], ("median_us", "p99_us"),
+                             ("median", "p99")):
+        for c in scx_configs(lat, ["bvt-warped", "fifo", "other"]):
+            pts = {}
+            for r in lat:
+                if r["config"] == c and r[key] is not None:
+                    pts.setdefault(r["load"], []).append(r[key])
+            xs = sorted(pts)
+            ax.plot(xs, [statistics.median(pts[x]) for x in xs], marker="o",
+                    label=c, linestyle="--" if c.startswith("scx") else "-")
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_yscale("log")
+        ax.set_xlabel("CPU hogs per vCPU")
+        ax.set_ylabel("%s wake-up latency (us)" % what)
+        ax.set_title("cyclictest %s, %s" % (what, res.get("accel", "?")))
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    coop = scx_results(parts.get("coop", {"runs_data": []}))
+    ax = axes[2]
+    for c in scx_configs(coop, ["coop", "bvt", "eevdf"]):
+        pts = {}
+        for r in coop:
+            if r["config"] == c and r["tardiness"]["mean"] is not None:
+                pts.setdefault(r["players"], []).append(
+                    r["tardiness"]["mean"])
+        xs = sorted(pts)
+        ax.plot(xs, [statistics.median(pts[x]) for x in xs], marker="o",
+                label=c, linestyle="--" if c.startswith("scx") else "-")
+    ax.set_xlabel("players")
+    ax.set_ylabel("mean dispatch tardiness (ms)")
+    ax.set_title("coop players, %s" % res.get("accel", "?"))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "scx.png"), dpi=110)
+    plt.close(fig)
+
+
 def main():
     outdir = sys.argv[1]
     with open(os.path.join(outdir, "results.json")) as f:
@@ -1025,6 +1192,8 @@ def main():
         table = qas_table(res)
     elif res["experiment"] == "latency":
         table = latency_table(res)
+    elif res["experiment"] == "scx":
+        table = scx_table(res)
     else:
         table = header(res) + mpeg_grep_table(res)
     with open(os.path.join(outdir, "table.md"), "w") as f:
@@ -1044,6 +1213,8 @@ def main():
         rialto_plots(res, outdir)
     if res["experiment"] == "latency":
         latency_plots(res, outdir)
+    if res["experiment"] == "scx":
+        scx_plots(res, outdir)
 
 
 if __name__ == "__main__":
