@@ -690,7 +690,8 @@ static inline bool bvt_ext_waiting(struct rq *rq)
 
 static inline bool bvt_ext_ceding(struct rq *rq)
 {
-	return unlikely(rq->bvt.ext_ceded) && bvt_ext_waiting(rq);
+	return scx_switched_all() && unlikely(rq->bvt.ext_ceded) &&
+	       rq->scx.nr_running;
 }
 
 static void bvt_ext_charge(struct rq *rq, u64 delta)

