@@ -44,7 +44,7 @@ run_tests() {
 # bvt_scx_test, which loads schedulers itself), into scx_simple+<name>.tap,
 # and whether it stayed loaded throughout into scx_simple.tap.
 scx_pass() {
-	local pid state=enabled t tests=()
+	local pid state t tests=()
 
 	[ -x "$BVT_SCX_DIR/scx_simple" ] && [ -e /sys/kernel/sched_ext/state ] ||
 		return 0

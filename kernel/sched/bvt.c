@@ -690,8 +690,7 @@ static inline bool bvt_ext_waiting(struct rq *rq)
 
 static inline bool bvt_ext_ceding(struct rq *rq)
 {
-	return scx_switched_all() && unlikely(rq->bvt.ext_ceded) &&
-	       rq->scx.nr_running;
+	return bvt_ext_waiting(rq) && unlikely(rq->bvt.ext_ceded);
 }
 
 static void bvt_ext_charge(struct rq *rq, u64 delta)
