@@ -89,9 +89,12 @@
  * kernel built without CONFIG_SCHED_BVT_COOP fails it with ENOSYS.
  *
  *  @size:     sizeof(struct sched_bvt_coop), as with struct sched_attr: a
- *             larger struct is accepted if what the kernel does not know
- *             is zero (E2BIG otherwise); out->size is read to know how
- *             much to write, and set to what the kernel wrote.
+ *             larger @in is accepted if what the kernel does not know is
+ *             zero (E2BIG otherwise, or above a page); out->size is read
+ *             to know how much to write, and set to what the kernel wrote.
+ *             Either below SCHED_BVT_COOP_SIZE_VER0 is EINVAL.  @in and
+ *             out->size are read before the caller yields; an @out that
+ *             cannot be written fails with EFAULT after it has.
  *  @flags:    which of the fields below are set: SCHED_BVT_COOP_DEADLINE,
  *             SCHED_BVT_COOP_EVENT; on @out also SCHED_BVT_COOP_POLICING
  *             (the deadline is the end of the domain's turn), and
@@ -132,11 +135,12 @@ struct sched_bvt_coop {
  * otherwise; the kernel writes back at most what the caller's size says
  * and sets size to what it wrote), @flags must be 0.  BVT_CTL_RESERVE,
  * BVT_CTL_TC_BEGIN and BVT_CTL_QAS_RESERVE take the fields the kernel
- * writes back ("out") as 0 on the way in (EINVAL otherwise); the other
- * operations ignore what they hold.  An operation of a mechanism the
- * kernel is built without fails with EOPNOTSUPP: BVT_CTL_RESERVE to
- * BVT_CTL_TC_END need CONFIG_SCHED_BVT_RSV, BVT_CTL_QAS_* need
- * CONFIG_SCHED_BVT_QAS.
+ * writes back ("out") as 0 on the way in (EINVAL otherwise), and so does
+ * BVT_CTL_TC_END the flags of its struct; the other operations ignore
+ * what they hold.  An operation of a mechanism the kernel is built
+ * without fails with EOPNOTSUPP: BVT_CTL_RESERVE to BVT_CTL_TC_END need
+ * CONFIG_SCHED_BVT_RSV, BVT_CTL_QAS_* need CONFIG_SCHED_BVT_QAS.  Any
+ * operation may fail with ENOMEM.
  * bvt_ctl() is system call 464 (see Documentation/scheduler/sched-bvt.rst,
  * "System call numbers").
  *
@@ -148,7 +152,8 @@ struct sched_bvt_coop {
  * @period and @cpu return what was granted and on which CPU's plan.  The
  * thread runs there in its reserved time, and anywhere as the BVT thread
  * it is outside it.  Needs CAP_SYS_NICE.  Errors: EINVAL (not SCHED_BVT,
- * amount or period out of range, amount above period), EPERM, ESRCH,
+ * amount or period out of range, amount above period), EPERM, ESRCH
+ * (checked in the order: @cpu and @ran, CAP_SYS_NICE, @pid), ENOMEM,
  * EBUSY (no CPU that the thread may run on has room: admission refused),
  * ENOSPC (a plan would have too many slots), EEXIST (the thread has a
  * reservation already: release it first), EAGAIN (the thread's affinity
@@ -182,7 +187,8 @@ struct sched_bvt_coop {
  * run time from its begin (or its start, if later; 0 before the start) to
  * now, ns.  SCHED_BVT_TC_MISSED: it ended past its deadline, or lost its
  * guarantee (its thread left SCHED_BVT, an affinity change took its CPU
- * away, the CPU went offline).  ENOENT if none.
+ * away, the CPU went offline).  ENOENT if none; EINVAL if the struct's
+ * flags are not 0 on the way in.
  *
  * Quality-assuring scheduling (QAS, DROPS): a periodic thread holds a
  * reservation set, parts of its period each used in turn, in the order
@@ -190,7 +196,8 @@ struct sched_bvt_coop {
  * BVT_CTL_QAS_PERIOD, struct sched_bvt_qas: make SCHED_BVT thread @pid
  * periodic, with @period, @flags (SCHED_BVT_QAS_RESTRICT) and @signal (the
  * signal that notifies it, 0: none; only for the caller itself: EPERM
- * otherwise).  Needs CAP_SYS_NICE.  EEXIST if it has a set already.
+ * otherwise; EINVAL if not a valid signal number, or SIGKILL or
+ * SIGSTOP).  Needs CAP_SYS_NICE.  EEXIST if it has a set already.
  * BVT_CTL_QAS_RESERVE, struct sched_bvt_qas_part: add a part to @pid's
  * set, @amount ns of each period at @priority.  With
  * SCHED_BVT_QAS_MANDATORY (the first part only) the amount is the worst
@@ -204,16 +211,21 @@ struct sched_bvt_coop {
  * EBUSY: the mandatory part does not fit, or the set has begun (parts are
  * reserved before the first BVT_CTL_QAS_BEGIN); ENOSPC: more than
  * SCHED_BVT_QAS_PARTS_MAX parts; EINVAL: the parts' amounts would exceed
- * the period, a mandatory part after the first or with a non-zero
- * @priority; EEXIST: @pid has a CPU reservation of its own.
- * BVT_CTL_QAS_BEGIN (@pid 0, @arg NULL): begin the caller's next period.
+ * the period, an @amount below SCHED_BVT_RSV_AMOUNT_MIN, a @priority
+ * above SCHED_BVT_QAS_PRIO_MAX, a mandatory part after the first or with
+ * a non-zero @priority; EEXIST: @pid has a CPU reservation of its own.
+ * Needs CAP_SYS_NICE.
+ * BVT_CTL_QAS_BEGIN (@pid 0 or the caller's, @arg NULL: EINVAL
+ * otherwise): begin the caller's next period.
  * The first call starts the periods, at once.  Later ones release what is
  * left of the current period's parts and sleep until the next period
  * starts, or return at once if one has started since the last call: the
  * caller is late, and has been using that period's parts.  Returns the
  * number of periods that started since the last call minus one (periods
- * lost).  A signal interrupts the sleep (ERESTARTSYS).
- * BVT_CTL_QAS_NEXT (@pid 0, @arg NULL): go on to the next part; returns
+ * lost).  A signal interrupts the sleep: EINTR, or the call starts
+ * again after a handler installed with SA_RESTART.
+ * BVT_CTL_QAS_NEXT (@pid 0 or the caller's, @arg NULL: EINVAL otherwise):
+ * go on to the next part; returns
  * its index, or the number of parts if the set is used up.
  * A part ends when it has run its amount (an overrun: notified) or at
  * BVT_CTL_QAS_NEXT, and the next one starts; once the last has ended the
