@@ -3,7 +3,8 @@
 # run every selftest and KUnit case in it, check the series with
 # checkpatch.pl and that the kernel builds with SCHED_BVT off and with
 # every mechanism of the class off (compile-only configurations without
-# the guest's drivers; make configs boots each mechanism off), then print
+# the guest's drivers; make configs boots each mechanism off), that the
+# rst builds with Sphinx and the man pages lint clean, then print
 # "N passed, N failed".  Exit status non-zero on any failure.
 . "$(dirname "$0")/common.sh"
 
@@ -18,6 +19,12 @@ if "$TOP/host/series.sh" check >"$results/checkpatch.log" 2>&1; then
 else
 	cat "$results/checkpatch.log" >&2
 	echo "not ok checkpatch.pl --strict is clean on the exported series" >>"$host"
+fi
+if "$TOP/host/docs.sh" >"$results/docs.log" 2>&1; then
+	echo "ok sched-bvt.rst builds with Sphinx without warnings; the man pages lint clean" >>"$host"
+else
+	cat "$results/docs.log" >&2
+	echo "not ok sched-bvt.rst builds with Sphinx without warnings; the man pages lint clean" >>"$host"
 fi
 if [ "${BVT_SKIP_NOBVT:-}" != 1 ]; then
 	if BVT_COMPILE_ONLY=1 "$TOP/host/build.sh" nobvt >"$results/nobvt.log" 2>&1; then

@@ -3,7 +3,13 @@
 # project-local virtualenv with virtme-ng.  Skips whatever is already there.
 # "setup.sh repro" also installs what the paper's experiments need (FFmpeg
 # and its libraries, lighttpd, matplotlib), which "make check" does not;
-# "setup.sh deb" what "make bindeb-pkg" needs besides the build's.
+# "setup.sh deb" what "make bindeb-pkg" needs besides the build's;
+# "setup.sh docs" what host/docs.sh needs: Debian's Sphinx (with Graphviz,
+# which the kernel's Sphinx setup asks for) and mandoc and groff for
+# tools/sched/man/lint.sh;
+# "setup.sh install" what host/install-test.sh needs: the "deb" packages,
+# debootstrap, GRUB's BIOS images, the disk tools, and FFmpeg's libraries
+# for the player it runs in the image.
 . "$(dirname "$0")/common.sh"
 
 PACKAGES=(
@@ -13,11 +19,18 @@ PACKAGES=(
 	qemu-system-x86 busybox-static
 	rt-tests trace-cmd linux-perf stress-ng
 	clang-19 zlib1g-dev
+	libsystemd-dev dbus-daemon systemd
 )
 [ "${1:-}" = repro ] &&
 	PACKAGES+=(ffmpeg libavcodec-dev libavformat-dev libavutil-dev pkg-config
 		   lighttpd)
-[ "${1:-}" = deb ] && PACKAGES+=(dpkg-dev debhelper rsync)
+[ "${1:-}" = deb ] || [ "${1:-}" = install ] &&
+	PACKAGES+=(dpkg-dev debhelper rsync)
+[ "${1:-}" = install ] &&
+	PACKAGES+=(debootstrap grub-pc-bin qemu-utils e2fsprogs fdisk ffmpeg
+		   libavcodec-dev libavformat-dev libavutil-dev pkg-config)
+[ "${1:-}" = docs ] &&
+	PACKAGES+=(python3-sphinx python3-yaml graphviz mandoc groff-base)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

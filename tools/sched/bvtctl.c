@@ -364,14 +364,10 @@ int main(int argc, char **argv)
 	long v;
 	int c;
 
-	/* 463 and 464 are other calls on a kernel without the class. */
-	if (!sched_bvt_present()) {
-		fprintf(stderr, "bvtctl: this kernel has no SCHED_BVT (no %s)\n",
-			SCHED_BVT_SYSCTL);
-		return 1;
-	}
 	/* Start from what the target has, if it already is SCHED_BVT. */
 	while ((c = getopt_long(argc, argv, "+p:w:n:W:L:U:X:rRh", options, NULL)) != -1) {
+		if (c == 'h')
+			print_usage(0);
 		if (c == 'p' && !parse_int(optarg, 0, INT_MAX, &v)) {
 			fprintf(stderr, "bvtctl: bad pid '%s'\n", optarg);
 			return 1;
@@ -379,13 +375,22 @@ int main(int argc, char **argv)
 		if (c == 'p')
 			pid = v;
 	}
+	/* 463 and 464 are other calls on a kernel without the class. */
+	if (!sched_bvt_present()) {
+		fprintf(stderr, "bvtctl: this kernel has no SCHED_BVT (no %s)\n",
+			SCHED_BVT_SYSCTL);
+		return 1;
+	}
 	if (syscall(SYS_sched_getattr, pid < 0 ? 0 : pid, &attr, sizeof(attr), 0)) {
 		memset(&attr, 0, sizeof(attr));
 	} else if (attr.sched_policy != SCHED_BVT) {
+		/* Dropping reset-on-fork would need CAP_SYS_NICE. */
+		__u64 flags = attr.sched_flags;
 		int nice = attr.sched_nice;
 
 		memset(&attr, 0, sizeof(attr));
 		attr.sched_nice = nice;
+		attr.sched_flags = flags;
 	}
 	attr.size = sizeof(attr);
 	attr.sched_policy = SCHED_BVT;
