@@ -13,3 +13,6 @@ make -C "$SRC/tools/testing/selftests/bvt" -s \
 mkdir -p "$BUILD/bin"
 make -C "$SRC/tools/sched" -s OUTPUT="$BUILD/bin/" \
 	KHDR_INCLUDES="-isystem $OBJ/usr/include"
+# bvt-rtkit, the RealtimeKit1 service, and its D-Bus and systemd files.
+make -C "$TOP/tools/sched/rtkit" -s OUTPUT="$BUILD/bin/" \
+	KHDR_INCLUDES="-isystem $OBJ/usr/include"

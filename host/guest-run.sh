@@ -11,6 +11,9 @@ out=$1 bin=$2 mode=$3
 build=$(cd "$bin/.." && pwd)
 export BVTCTL=$build/bin/bvtctl QAS_ADMIT=$build/bin/qas-admit
 export BVT_SCX_DIR=$build/scx/bin
+top=$(cd "$(dirname "$0")/.." && pwd)
+export BVT_RTKIT=$build/bin/bvt-rtkit-daemon
+export KTAP_HELPERS=$build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
@@ -81,6 +84,8 @@ demo)
 check)
 	# A step of the series (host/series.sh boot) has fewer of them.
 	run_tests "" "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh
+	# bvt-rtkit, not part of the kernel's series, on a private bus.
+	run_tests "" "$top/tools/sched/rtkit/bvt_rtkit_test.sh"
 	# Once, in the first boot.
 	[ "$(nproc)" = 2 ] && scx_pass
 	# Last: it takes CPUs offline and flips the sysctls while it runs.
