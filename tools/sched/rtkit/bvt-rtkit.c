@@ -644,27 +644,36 @@ static int track(struct request *r)
 	return 0;
 }
 
-/* The target process must be in an active login session; root may ask for any. */
+/*
+ * The target process must be in an active login session, or, when it is
+ * in none (a desktop's programs run under the user's service manager,
+ * outside the session's scope), its user must have one: as polkit judges
+ * rtkit's actions.  Root may ask for any.
+ */
 static int check_session(struct request *r)
 {
-	char *session = NULL;
+	char *session = NULL, *state = NULL;
+	bool active;
 	int ret;
 
 	if (!cfg.require_active_session || r->uid == 0)
 		return 0;
-	ret = sd_pid_get_session(r->pid, &session);
-	if (ret < 0)
-		return refuse(r, SD_BUS_ERROR_ACCESS_DENIED,
-			      "process %d is in no login session", r->pid);
-	ret = sd_session_is_active(session);
-	if (ret <= 0) {
-		ret = refuse(r, SD_BUS_ERROR_ACCESS_DENIED,
-			     "session %s of process %d is not active", session,
-			     r->pid);
+	if (sd_pid_get_session(r->pid, &session) >= 0) {
+		active = sd_session_is_active(session) > 0;
+		ret = active ? 0 :
+			refuse(r, SD_BUS_ERROR_ACCESS_DENIED,
+			       "session %s of process %d is not active",
+			       session, r->pid);
 		free(session);
 		return ret;
 	}
-	free(session);
+	active = sd_uid_get_state(r->uid, &state) >= 0 &&
+		 !strcmp(state, "active");
+	free(state);
+	if (!active)
+		return refuse(r, SD_BUS_ERROR_ACCESS_DENIED,
+			      "process %d is in no login session, and uid %u has no active one",
+			      r->pid, r->uid);
 	return 0;
 }
 
@@ -847,6 +856,9 @@ static int make_realtime(sd_bus_message *m, sd_bus_error *error, bool with_pid)
 	if (ret < 0)
 		return ret;
 	ret = lookup(&r, m, with_pid, process, thread);
+	/* The owner first, as rtkit: a stranger learns nothing else. */
+	if (ret >= 0)
+		ret = verify(&r);
 	if (ret < 0)
 		return ret;
 	if (prio < 1 || prio > 99)
@@ -936,6 +948,9 @@ static int make_high_priority(sd_bus_message *m, sd_bus_error *error,
 	if (ret < 0)
 		return ret;
 	ret = lookup(&r, m, with_pid, process, thread);
+	/* The owner first, as rtkit: a stranger learns nothing else. */
+	if (ret >= 0)
+		ret = verify(&r);
 	if (ret < 0)
 		return ret;
 	if (nice < -20 || nice > 19)
