@@ -1,5 +1,5 @@
 # Host-side entry points; see README.md.
-.PHONY: demo check build series repro stress configs deb clean
+.PHONY: demo check build series repro stress configs deb install-test docs clean
 
 demo:
 	host/demo.sh
@@ -37,6 +37,16 @@ configs:
 # of the patched kernel and of its tools, checked; see host/deb.sh.
 deb:
 	host/deb.sh
+
+# make install-test [SUITE=trixie|bookworm]: the packages installed into a
+# Debian image, booted through GRUB, tested and removed; see
+# host/install-test.sh.
+install-test:
+	host/install-test.sh
+
+# make docs: the rst through the kernel's Sphinx, the man pages linted.
+docs:
+	host/docs.sh
 
 clean:
 	rm -rf build

@@ -64,3 +64,27 @@ merge_fragments() {
 	KCONFIG_CONFIG="$obj/.config" "$SRC/scripts/kconfig/merge_config.sh" \
 		-m -O "$obj" "$obj/.config" "$@" >/dev/null
 }
+
+# build_player: the video player of the mpeg/grep experiment (and of "make
+# install-test"), repro/player.c, into $BUILD/bin/player.
+build_player() {
+	mkdir -p "$BUILD/bin"
+	if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ] ||
+	   [ ! "$BUILD/bin/player" -nt "$TOP/repro/clock.h" ]; then
+		step "building the player"
+		gcc -O2 -Wall -o "$BUILD/bin/player" "$TOP/repro/player.c" \
+			$(pkg-config --cflags --libs libavformat libavcodec libavutil)
+	fi
+}
+
+# make_clip: print the path of its clip, made first if need be.
+make_clip() {
+	local clip=$BUILD/repro/clip-352x288.mpg
+	mkdir -p "$BUILD/repro"
+	if [ ! -f "$clip" ]; then
+		step "making a 20 s MPEG-2 clip from FFmpeg's test source"
+		ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=352x288:rate=25 \
+			-t 20 -c:v mpeg2video -b:v 4000k "$clip"
+	fi
+	echo "$clip"
+}

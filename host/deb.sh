@@ -9,7 +9,8 @@
 # CONFIG=distro: that /boot config, which must exist (BOOT_CONFIG=FILE:
 #   another distribution config, e.g. the target machine's);
 # CONFIG=prod: config/qemu.config + config/production.config, the
-#   production kernel the experiments time: small, everything built in.
+#   production kernel the experiments time: small, everything built in,
+#   plus config/system.config, what a whole Debian system boots with.
 # LOCALMODCONFIG=1 (with a /boot config): only the modules loaded now
 #   (make localmodconfig; LSMOD=FILE: another machine's lsmod output),
 #   which cuts the build from hours to tens of minutes on 2 cores, for a
@@ -48,7 +49,7 @@ MAKE=(make -C "$SRC" O="$obj" -j"$JOBS" CC="$cc" HOSTCC="$cc" LOCALVERSION=)
 step "configuring the packaged kernel ($config config) in $obj"
 # The object directory stays: an unchanged config rebuilds incrementally.
 rm -rf "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes "$out/root" \
-	"$out/tools-root" "$out/guest"
+	"$out/tools-root" "$out/rtkit-root" "$out/guest"
 mkdir -p "$obj"
 if [ "$config" = distro ]; then
 	cp "$distro" "$obj/.config"
@@ -65,7 +66,8 @@ if [ "$config" = distro ]; then
 			die "localmodconfig failed; see $out/localmodconfig.log"
 	fi
 else
-	merge_fragments "$TOP/config/qemu.config" "$TOP/config/production.config"
+	merge_fragments "$TOP/config/qemu.config" "$TOP/config/production.config" \
+		"$TOP/config/system.config"
 fi
 # The class on; a release of our own; no debug info (a distribution
 # config's would make a linux-image-dbg package of gigabytes); and none
@@ -103,6 +105,18 @@ make -C "$SRC/tools/testing/selftests" -s TARGETS=bvt \
 doc=$stage/usr/share/doc/sched-bvt-tools
 mkdir -p "$doc"
 cp "$TOP/Documentation/scheduler/sched-bvt.rst" "$doc/"
+# install_man ROOT PAGE...: into ROOT/usr/share/man/manN, compressed.
+install_man() {
+	local root=$1 page sect
+	shift
+	for page in "$@"; do
+		sect=${page##*.}
+		install -D -m644 "$TOP/tools/sched/man/$page" \
+			"$root/usr/share/man/man$sect/$page"
+		gzip -9nf "$root/usr/share/man/man$sect/$page"
+	done
+}
+install_man "$stage" bvtctl.8 qas-admit.8 coop_poll.2 bvt_ctl.2 sched_bvt.7
 cat >"$stage/DEBIAN/control" <<EOF
 Package: sched-bvt-tools
 Version: $version
@@ -122,20 +136,67 @@ EOF
 dpkg-deb --root-owner-group -Zxz --build "$stage" \
 	"$out/sched-bvt-tools_${version}_$(dpkg --print-architecture).deb" >/dev/null
 
+step "building sched-bvt-rtkit"
+# A package of its own: it takes rtkit's D-Bus name and files, and a
+# machine that wants bvtctl need not give up rtkit for it.
+rstage=$out/rtkit-root
+mkdir -p "$rstage/DEBIAN"
+mkdir -p "$out/rtkit-build"
+make -C "$TOP/tools/sched/rtkit" -s OUTPUT="$out/rtkit-build/" \
+	KHDR_INCLUDES="-isystem $obj/usr/include" DESTDIR="$rstage" install
+rm -rf "$rstage/usr/share/man"
+install_man "$rstage" bvt-rtkit.8
+echo /etc/sched-bvt/rtkit.conf >"$rstage/DEBIAN/conffiles"
+cat >"$rstage/DEBIAN/control" <<EOF
+Package: sched-bvt-rtkit
+Version: $version
+Architecture: $(dpkg --print-architecture)
+Maintainer: SCHED_BVT developers <sched-bvt@localhost>
+Depends: libc6, libsystemd0, dbus
+Recommends: linux-image-$krel
+Provides: rtkit
+Conflicts: rtkit
+Replaces: rtkit
+Section: admin
+Priority: optional
+Description: RealtimeKit D-Bus service granting SCHED_BVT warp
+ bvt-rtkit answers rtkit's D-Bus interface, org.freedesktop.RealtimeKit1,
+ with the checks and limits rtkit makes, so that PipeWire, PulseAudio and
+ the other programs that ask rtkit for real-time scheduling get SCHED_BVT
+ with warp instead (the policy in /etc/sched-bvt/rtkit.conf), or SCHED_RR
+ as from rtkit on a kernel without the class.  Started by D-Bus activation.
+EOF
+for script in postinst postrm; do
+	printf '%s\n' '#!/bin/sh' 'set -e' \
+		'[ -d /run/systemd/system ] || exit 0' \
+		'systemctl daemon-reload || true' \
+		'case "$1" in remove|purge) systemctl stop bvt-rtkit.service || true ;; esac' \
+		>"$rstage/DEBIAN/$script"
+	chmod 755 "$rstage/DEBIAN/$script"
+done
+dpkg-deb --root-owner-group -Zxz --build "$rstage" \
+	"$out/sched-bvt-rtkit_${version}_$(dpkg --print-architecture).deb" >/dev/null
+
 step "checking the packages"
 image=$(ls "$out"/linux-image-"$krel"_*.deb)
 tools=$(ls "$out"/sched-bvt-tools_*.deb)
+rtkit=$(ls "$out"/sched-bvt-rtkit_*.deb)
 ls -l "$out"/*.deb
 dpkg-deb -I "$image" | grep -E "Package|Version|Installed-Size" >&2
 root=$out/root
-for deb in "$image" "$tools"; do
+for deb in "$image" "$tools" "$rtkit"; do
 	dpkg-deb -x "$deb" "$root"
 done
 for f in "boot/vmlinuz-$krel" "boot/System.map-$krel" "boot/config-$krel" \
 	 usr/bin/bvtctl usr/bin/qas-admit \
 	 usr/lib/sched-bvt/selftests/run_kselftest.sh \
 	 usr/lib/sched-bvt/selftests/bvt/bvt_share_test \
-	 usr/lib/sched-bvt/selftests/bvt/qas_admit_test.sh; do
+	 usr/lib/sched-bvt/selftests/bvt/qas_admit_test.sh \
+	 usr/share/man/man8/bvtctl.8.gz usr/share/man/man7/sched_bvt.7.gz \
+	 usr/libexec/bvt-rtkit-daemon lib/systemd/system/bvt-rtkit.service \
+	 usr/share/dbus-1/system.d/org.freedesktop.RealtimeKit1.conf \
+	 usr/share/dbus-1/system-services/org.freedesktop.RealtimeKit1.service \
+	 etc/sched-bvt/rtkit.conf usr/share/man/man8/bvt-rtkit.8.gz; do
 	[ -e "$root/$f" ] || die "$f is not in the packages"
 done
 grep -qx CONFIG_SCHED_BVT=y "$root/boot/config-$krel" ||
