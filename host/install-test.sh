@@ -59,6 +59,8 @@ qemu_boot() {
 		-display none -monitor none -nic none -no-reboot "$@" \
 		</dev/null >"$out/qemu.log" 2>&1 || rc=$?
 	echo "guest ran $(( $(date +%s) - start )) s" >&2
+	# The serial line ends its lines with CR LF.
+	sed -i 's/\r$//' "$out/results.log"
 	[ $rc = 0 ] || die "$name: QEMU exited $rc (124: out of time); see ${out#$TOP/}/console.log"
 	grep -q "^PHASE $name done" "$out/results.log" ||
 		die "$name: the payload did not finish; see ${out#$TOP/}/{results,console}.log"
