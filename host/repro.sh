@@ -1,13 +1,14 @@
 #!/bin/bash
 # Reproduce one of the BVT paper's experiments in the patched kernel:
 #
-#   repro.sh EXPERIMENT [short]
+#   repro.sh EXPERIMENT [short|demo]
 #
 # boots the kernel once, runs every configuration of EXPERIMENT in that boot
 # (repro/EXPERIMENT.py), and writes repro/results/EXPERIMENT[-short]/:
 # results.json (raw, with kernel, its config, vCPUs and accelerator),
-# table.md and PNG plots (repro/report.py).  "short" is the quick variant
-# "make demo" runs.
+# table.md and PNG plots (repro/report.py).  "short" is a quick variant;
+# "demo" the one-run cut "make demo" shows (latency and mpeg-grep only),
+# written to $BUILD/demo/EXPERIMENT, outside the tracked results.
 . "$(dirname "$0")/common.sh"
 
 exp=${1:?usage: repro.sh EXPERIMENT [short]}
@@ -38,7 +39,7 @@ fi
 
 cpus=2
 seconds=10 runs=3
-[ "$variant" = short ] && seconds=6 runs=1
+[ "$variant" = short ] || [ "$variant" = demo ] && seconds=6 runs=1
 guest=$BUILD/repro/guest-$exp
 
 # The programs the experiments run, and a clip made from FFmpeg's test
@@ -46,12 +47,7 @@ guest=$BUILD/repro/guest-$exp
 # decoding needs 9 to 24 % of a vCPU under TCG: inside its fair share
 # beside 6 greps on 2 vCPUs (29 %), so that lateness is a matter of latency.
 mkdir -p "$BUILD/bin" "$BUILD/repro"
-if [ ! "$BUILD/bin/player" -nt "$TOP/repro/player.c" ] ||
-   [ ! "$BUILD/bin/player" -nt "$TOP/repro/clock.h" ]; then
-	step "building the player"
-	gcc -O2 -Wall -o "$BUILD/bin/player" "$TOP/repro/player.c" \
-		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
-fi
+build_player
 if [ ! "$BUILD/bin/task" -nt "$TOP/repro/task.c" ] ||
    [ ! "$BUILD/bin/task" -nt "$TOP/repro/clock.h" ]; then
 	step "building the synthetic tasks"
@@ -95,12 +91,7 @@ if [ ! "$BUILD/bin/latency_shim.so" -nt "$TOP/repro/latency_shim.c" ]; then
 	gcc -O2 -Wall -shared -fPIC -isystem "$OBJ/usr/include" \
 		-o "$BUILD/bin/latency_shim.so" "$TOP/repro/latency_shim.c"
 fi
-clip=$BUILD/repro/clip-352x288.mpg
-if [ ! -f "$clip" ]; then
-	step "making a 20 s MPEG-2 clip from FFmpeg's test source"
-	ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=352x288:rate=25 \
-		-t 20 -c:v mpeg2video -b:v 4000k "$clip"
-fi
+clip=$(make_clip)
 # The adaptive players' layers: intra-only QCIF frames, any of which
 # decodes alone.
 iclip=$BUILD/repro/clip-176x144-intra.mpg
@@ -124,7 +115,11 @@ case $exp in
 mpeg-grep)
 	# The grep side reads the kernel's own sources.
 	args=("${player[@]}" --tree "$SRC/kernel" --copy "$guest"
-	      --seconds "$seconds") ;;
+	      --seconds "$seconds")
+	# The demo: 8 greps, whose fair share (22 %) is close to the
+	# player's need, and the policies that then part.
+	[ "$variant" = demo ] && args+=(--greps 8
+		--configs player-alone,bvt-warp,eevdf,fifo,deadline) ;;
 rt)	args=(--task "$BUILD/bin/task" "${player[@]}" --seconds "$seconds") ;;
 overhead)
 	# Under TCG one run of the pipe varies by +-30 %: take medians.
@@ -185,6 +180,9 @@ latency)
 	args=(--shim "$BUILD/bin/latency_shim.so")
 	seconds=4
 	[ "$variant" = short ] && args+=(--loads 0,4,64) seconds=2
+	# The demo: idle and 64 hogs a vCPU, EEVDF, FIFO and warped BVT.
+	[ "$variant" = demo ] && seconds=2 &&
+		args+=(--loads 0,64 --policies other,fifo,bvt-warped)
 	args+=(--seconds "$seconds") ;;
 scx)
 	# The four workloads under their stock and BVT configurations and
@@ -199,6 +197,7 @@ scx)
 esac
 
 out=$TOP/repro/results/$exp${variant:+-$variant}
+[ "$variant" = demo ] && out=$BUILD/demo/$exp
 mkdir -p "$out"
 rm -rf "$guest"
 mkdir -p "$guest"

@@ -41,6 +41,7 @@ order rotates run by run; each (load, policy) cell records the median,
 p99 and maximum of every sample of every thread.
 
     latency.py --out FILE --shim SO [--runs N] [--seconds S] [--loads L,..]
+               [--policies P,..]
 """
 import json
 import os
@@ -182,16 +183,20 @@ def main():
     ap = procs.arguments(seconds=4, runs=3)
     ap.add_argument("--shim", required=True)
     ap.add_argument("--loads", default=",".join(map(str, LOADS)))
+    ap.add_argument("--policies", default=",".join(POLICIES))
     args = ap.parse_args()
     loads = [int(x) for x in args.loads.split(",")]
+    names = args.policies.split(",")
+    unknown = set(names) - set(POLICIES)
+    if unknown:
+        ap.error("unknown policies: %s" % ", ".join(sorted(unknown)))
     seconds = max(1, int(args.seconds))
 
     procs.controller()
     ncpu = os.cpu_count()
     result = procs.new_result("latency", runs=args.runs, seconds=seconds,
                               loads=loads, policies={
-                                  k: v[0] for k, v in POLICIES.items()})
-    names = list(POLICIES)
+                                  k: POLICIES[k][0] for k in names})
     for run in range(args.runs):
         order = names[run % len(names):] + names[:run % len(names)]
         for load in loads:

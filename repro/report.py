@@ -954,7 +954,7 @@ def latency_table(res):
     worst = [r for r in res["runs_data"] if r["overflows"]]
     rows.append("Samples later than 0.5 s: %d in %d cell(s).\n" % (
         sum(r["overflows"] for r in worst), len(worst)))
-    for p in ("other", "other-1ms"):
+    for p in [p for p in ("other", "other-1ms") if p in pols]:
         rows.append("- %s leaves the floor: %s; %s" % (
             p, latency_floor(cells, loads, p, "median_us"),
             latency_floor(cells, loads, p, "p99_us")))
