@@ -9,7 +9,8 @@
 # tools/sched/man/lint.sh;
 # "setup.sh install" what host/install-test.sh needs: the "deb" packages,
 # debootstrap, GRUB's BIOS images, the disk tools, and FFmpeg's libraries
-# for the player it runs in the image.
+# for the player it runs in the image; "setup.sh kernelshark" what
+# host/kernelshark.sh needs.
 . "$(dirname "$0")/common.sh"
 
 PACKAGES=(
@@ -29,6 +30,8 @@ PACKAGES=(
 [ "${1:-}" = install ] &&
 	PACKAGES+=(debootstrap grub-pc-bin qemu-utils e2fsprogs fdisk ffmpeg
 		   libavcodec-dev libavformat-dev libavutil-dev pkg-config)
+[ "${1:-}" = kernelshark ] &&
+	PACKAGES+=(kernelshark xvfb xauth x11-utils imagemagick)
 [ "${1:-}" = docs ] &&
 	PACKAGES+=(python3-sphinx python3-yaml graphviz mandoc groff-base)
 
