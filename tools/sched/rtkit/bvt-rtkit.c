@@ -721,6 +721,27 @@ static int verify(struct request *r)
 	return 0;
 }
 
+/* The request's parties, the caller's ownership first, as rtkit. */
+static int identify(struct request *r, sd_bus_message *m, bool with_pid,
+		    __u64 process, __u64 thread)
+{
+	int ret = lookup(r, m, with_pid, process, thread);
+
+	return ret < 0 ? ret : verify(r);
+}
+
+/* What rtkit checks besides ownership, in its order. */
+static int check_limits(struct request *r)
+{
+	int ret = check_caps(r);
+
+	if (ret >= 0)
+		ret = check_session(r);
+	if (ret >= 0)
+		ret = check_burst(r);
+	return ret;
+}
+
 /*
  * While it checks and changes a thread the daemon runs SCHED_RR above every
  * priority it grants, as rtkit does, so that a thread it has already made
@@ -855,10 +876,7 @@ static int make_realtime(sd_bus_message *m, sd_bus_error *error, bool with_pid)
 		ret = sd_bus_message_read(m, "tu", &thread, &prio);
 	if (ret < 0)
 		return ret;
-	ret = lookup(&r, m, with_pid, process, thread);
-	/* The owner first, as rtkit: a stranger learns nothing else. */
-	if (ret >= 0)
-		ret = verify(&r);
+	ret = identify(&r, m, with_pid, process, thread);
 	if (ret < 0)
 		return ret;
 	if (prio < 1 || prio > 99)
@@ -869,11 +887,7 @@ static int make_realtime(sd_bus_message *m, sd_bus_error *error, bool with_pid)
 		return refuse(&r, SD_BUS_ERROR_ACCESS_DENIED,
 			      "priority %u is above MaxRealtimePriority %lld",
 			      prio, cfg.max_realtime_priority);
-	ret = check_caps(&r);
-	if (ret >= 0)
-		ret = check_session(&r);
-	if (ret >= 0)
-		ret = check_burst(&r);
+	ret = check_limits(&r);
 	if (ret < 0)
 		return ret;
 
@@ -947,10 +961,7 @@ static int make_high_priority(sd_bus_message *m, sd_bus_error *error,
 		ret = sd_bus_message_read(m, "ti", &thread, &nice);
 	if (ret < 0)
 		return ret;
-	ret = lookup(&r, m, with_pid, process, thread);
-	/* The owner first, as rtkit: a stranger learns nothing else. */
-	if (ret >= 0)
-		ret = verify(&r);
+	ret = identify(&r, m, with_pid, process, thread);
 	if (ret < 0)
 		return ret;
 	if (nice < -20 || nice > 19)
@@ -960,11 +971,7 @@ static int make_high_priority(sd_bus_message *m, sd_bus_error *error,
 		return refuse(&r, SD_BUS_ERROR_ACCESS_DENIED,
 			      "nice level %d is below MinNiceLevel %lld", nice,
 			      cfg.min_nice_level);
-	ret = check_caps(&r);
-	if (ret >= 0)
-		ret = check_session(&r);
-	if (ret >= 0)
-		ret = check_burst(&r);
+	ret = check_limits(&r);
 	if (ret < 0)
 		return ret;
 
