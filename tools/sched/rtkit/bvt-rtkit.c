@@ -685,7 +685,6 @@ static int check_burst(struct request *r)
 	if (!in_burst(u)) {
 		u->burst_start = time(NULL);
 		u->n_actions = 0;
-		return 0;
 	}
 	if (u->n_actions >= cfg.actions_per_burst_max)
 		return refuse(r, SD_BUS_ERROR_LIMITS_EXCEEDED,

@@ -136,7 +136,7 @@ weight = $WEIGHT
 rttime-usec-max = 150000
 max-realtime-priority = 10
 min-nice-level = -12
-actions-burst-sec = 20
+actions-burst-sec = 600
 actions-per-burst-max = 25
 threads-per-user-max = 4
 require-active-session = $1
@@ -417,7 +417,8 @@ else
 	check "SCHED_BVT needs no RLIMIT_RTTIME" test "$(policy "$C")" = 8
 fi
 
-# 6. The burst limit: 25 actions in 20 s, the 26th refused.
+# 6. The burst limit: 25 actions in a burst, the 26th refused (a burst of
+# 600 s here: 25 calls can take more than 20 s under TCG).
 burst() {
 	local i out
 
@@ -428,10 +429,10 @@ burst() {
 			return 1
 		}
 	done
-	refused "action 26" LimitsExceeded "*more than 25 actions in 20 s*" \
+	refused "action 26" LimitsExceeded "*more than 25 actions in 600 s*" \
 		$BURSTER MakeThreadRealtimeWithPID ttu "$SLEEPER" "$SLEEPER" 5
 }
-check "the burst limit refuses the 26th action in 20 s" burst
+check "the burst limit refuses the 26th action of a burst" burst
 
 # 7. The thread cap (threads-per-user-max = 4), of threads still granted.
 CAPPED_PIDS=()
