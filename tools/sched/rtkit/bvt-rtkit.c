@@ -857,6 +857,30 @@ static int set_rr(struct request *r, unsigned int prio)
 	return 0;
 }
 
+/*
+ * After the change: undo it if the process or thread was replaced
+ * meanwhile, track the thread (@track_it) for the limits and the resets,
+ * log and answer.  @nice: the undo resets a negative nice too.
+ */
+static int keep_grant(sd_bus_message *m, struct request *r, bool track_it,
+		      bool nice, const char *mode)
+{
+	int ret = verify(r);
+
+	if (ret < 0) {
+		thread_reset(r->tid, nice);
+		return ret;
+	}
+	if (track_it && track(r)) {
+		thread_reset(r->tid, nice);
+		return sd_bus_error_set_errno(r->error, ENOMEM);
+	}
+	log_info("granted %s: thread %d of process %d of uid %u: %s, reset-on-fork",
+		 r->method, r->tid, r->pid, r->uid, mode);
+	notify_status();
+	return sd_bus_reply_method_return(m, NULL);
+}
+
 static int make_realtime(sd_bus_message *m, sd_bus_error *error, bool with_pid)
 {
 	struct request r = {
@@ -922,20 +946,7 @@ static int make_realtime(sd_bus_message *m, sd_bus_error *error, bool with_pid)
 			     strerror(-ret));
 		goto out;
 	}
-	ret = verify(&r);
-	if (ret < 0) {
-		thread_reset(r.tid, false);
-		goto out;
-	}
-	if (track(&r)) {
-		thread_reset(r.tid, false);
-		ret = sd_bus_error_set_errno(error, ENOMEM);
-		goto out;
-	}
-	log_info("granted %s: thread %d of process %d of uid %u: %s, reset-on-fork",
-		 r.method, r.tid, r.pid, r.uid, mode);
-	notify_status();
-	ret = sd_bus_reply_method_return(m, NULL);
+	ret = keep_grant(m, &r, true, false, mode);
 out:
 	self_boost(false);
 	return ret;
@@ -951,6 +962,7 @@ static int make_high_priority(sd_bus_message *m, sd_bus_error *error,
 	};
 	struct sched_param sp = { .sched_priority = 0 };
 	__u64 process = 0, thread;
+	char mode[32];
 	__s32 nice;
 	int ret;
 
@@ -985,20 +997,8 @@ static int make_high_priority(sd_bus_message *m, sd_bus_error *error,
 			     strerror(errno));
 		goto out;
 	}
-	ret = verify(&r);
-	if (ret < 0) {
-		thread_reset(r.tid, true);
-		goto out;
-	}
-	if (nice < 0 && track(&r)) {
-		thread_reset(r.tid, true);
-		ret = sd_bus_error_set_errno(error, ENOMEM);
-		goto out;
-	}
-	log_info("granted %s: thread %d of process %d of uid %u: SCHED_OTHER nice %d, reset-on-fork",
-		 r.method, r.tid, r.pid, r.uid, nice);
-	notify_status();
-	ret = sd_bus_reply_method_return(m, NULL);
+	snprintf(mode, sizeof(mode), "SCHED_OTHER nice %d", nice);
+	ret = keep_grant(m, &r, nice < 0, true, mode);
 out:
 	self_boost(false);
 	return ret;
