@@ -35,10 +35,13 @@ rm -rf "$out/Documentation/output/scheduler" \
 mkdir -p "$out"
 step "building Documentation/scheduler into $html"
 start=$(date +%s)
-# Debian's Sphinx and python3: a python3 of pyenv or a virtualenv on
-# PATH has no Sphinx.
-make -C "$SRC" O="$out" SPHINXBUILD=/usr/bin/sphinx-build \
-	PYTHON3=/usr/bin/python3 SPHINXDIRS=scheduler htmldocs >"$log" 2>&1 || {
+# Debian's Sphinx and python3, also for the helper scripts that the
+# docs build runs through "#!/usr/bin/env python3" (ynl-gen-rst.py needs
+# python3-yaml): a python3 of pyenv or a virtualenv first on PATH has
+# neither Sphinx nor, on a fresh machine, yaml.
+PATH=/usr/bin:/bin:$PATH make -C "$SRC" O="$out" \
+	SPHINXBUILD=/usr/bin/sphinx-build PYTHON3=/usr/bin/python3 \
+	SPHINXDIRS=scheduler htmldocs >"$log" 2>&1 || {
 	tail -30 "$log" >&2
 	die "make htmldocs failed; see $log"
 }
