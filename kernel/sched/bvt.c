@@ -2002,14 +2002,18 @@ static void bvt_move_task(struct task_struct *p, struct rq *src,
  * runs for a moment at each wake-up would otherwise make its CPU look
  * loaded at every pick there, and each of those picks push the threads
  * that wait to the other CPUs, whose picks push them back.  CPU-bound
- * threads still even out: each counts while the others run.
+ * threads still even out: each counts while the others run.  A thread
+ * that has blocked is still rq->curr until the switch, but its weight has
+ * left the load already: taking it off again would show the threads that
+ * wait there as none, and draw one more from another CPU.
  */
 static unsigned long bvt_waiting_load(struct rq *rq)
 {
 	unsigned long load = READ_ONCE(rq->bvt.load);
 	const struct task_struct *curr = rcu_dereference_sched(rq->curr);
 
-	if (curr->sched_class == &bvt_sched_class)
+	if (curr->sched_class == &bvt_sched_class &&
+	    READ_ONCE(curr->bvt.se.on_rq))
 		load -= min_t(unsigned long, load,
 			      READ_ONCE(curr->bvt.se.weight));
 	return load;

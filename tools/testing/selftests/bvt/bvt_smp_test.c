@@ -373,8 +373,11 @@ static void count_hog_moves(struct hog *hogs, int n, unsigned int ms)
  * they are.  Counted while it ran, a heavy thread made its CPU look loaded
  * at each of its picks, which pushed hogs to the other CPUs, whose picks
  * pushed them back: a move at each of the 100 picks a second on each CPU
- * at least.  The hogs' moves in 1 s, once they have spread out, are held
- * to 10 each.
+ * at least.  Some moves remain: a heavy thread that has woken can wait
+ * behind the running hog, and while it waits its weight makes the hog
+ * that waits beside it move and, the loads uneven then, one move back.  The
+ * hogs' moves in 1 s, once they have spread out, are held to 50 a CPU:
+ * half of the move a pick that counting the runner makes.
  */
 TEST(heavy_sleepers_leave_the_hogs_in_place)
 {
@@ -412,7 +415,7 @@ TEST(heavy_sleepers_leave_the_hogs_in_place)
 	}
 	TH_LOG("%d hogs moved %.0f times in 1 s beside %d heavy sleepers",
 	       n, moves, ncpu);
-	EXPECT_LE(moves, 10 * n);
+	EXPECT_LE(moves, 50 * ncpu);
 }
 
 TEST_HARNESS_MAIN
