@@ -1823,14 +1823,15 @@ static inline bool bvt_cpu_usable(struct task_struct *p, int cpu)
 }
 
 /*
- * A CPU free for @p other than @not, or -1: @prefer first, then the first
- * few without BVT threads (those may run RT or deadline ones).
+ * A CPU free for @p other than @not, or -1: @prefer first (if not -1),
+ * then the first few without BVT threads (those may run RT or deadline
+ * ones).
  */
 static int bvt_find_free(struct task_struct *p, int prefer, int not)
 {
 	int cpu, scan = BVT_SCAN_CPUS;
 
-	if (prefer != not && bvt_cpu_usable(p, prefer) &&
+	if (prefer >= 0 && prefer != not && bvt_cpu_usable(p, prefer) &&
 	    bvt_cpu_free(cpu_rq(prefer)))
 		return prefer;
 	for_each_cpu_andnot(cpu, p->cpus_ptr, &bvt_busy_mask) {
