@@ -21,7 +21,10 @@ if [ "$ksft_fail" = 0 ] && [ "$ksft_ok" -ge 10 ]; then
 	result selftests ok "$ksft_ok passed, $ksft_skip skipped, $(( $(date +%s) - ksft_start )) s"
 else
 	result selftests fail "$ksft_ok passed, $ksft_fail failed, $ksft_skip skipped"
-	grep -E '^# +(not ok|FAIL)|# +[^ ]+\.c:[0-9]+:' /tmp/ksft.log | head -40
+	# What each failed case printed, from its RUN line to its FAIL.
+	awk '/^# +#  RUN / { n = 0 } { buf[n++] = $0 }
+	     /^# +# +FAIL / { for (i = 0; i < n; i++) print buf[i] }' \
+		/tmp/ksft.log | head -80
 fi
 
 # qas-admit's benchmark: the paper's four streams, at every class count.

@@ -62,8 +62,9 @@ qemu_boot() {
 	# The serial line ends its lines with CR LF.
 	sed -i 's/\r$//' "$out/results.log"
 	[ $rc = 0 ] || die "$name: QEMU exited $rc (124: out of time); see ${out#$TOP/}/console.log"
-	grep -q "^PHASE $name done" "$out/results.log" ||
-		die "$name: the payload did not finish; see ${out#$TOP/}/{results,console}.log"
+	grep -q "^PHASE $name done" "$out/results.log" && return 0
+	grep -m5 -E 'BUG:|Oops|Kernel panic|RIP:' "$out/console.log" >&2
+	die "$name: the payload did not finish; see ${out#$TOP/}/{results,console}.log"
 }
 
 # payload NAME: a fresh payload directory for the phase NAME, with the
@@ -98,6 +99,9 @@ finish() {
 		sed 's/^/KERNEL /'
 	echo "PHASE $PHASE done"
 }
+# An oops ends the boot at once (QEMU runs with -no-reboot), not at the
+# time limit with the system half dead.
+sysctl -q -w kernel.panic_on_oops=1 kernel.panic=1
 echo "PHASE $PHASE start: $(uname -r)"
 result kernel ok "$(uname -r)"
 EOF
