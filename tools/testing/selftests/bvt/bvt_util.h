@@ -199,6 +199,21 @@ static inline double mono_ms(void)
 	return now_s() * 1e3;
 }
 
+/*
+ * The scheduler tick, in ms: the coarse clocks' resolution is the jiffy.
+ * The allowance C and the wake-up granularity G are enforced at ticks, so
+ * what a test can tell apart of them depends on it (1 ms at HZ=1000, a
+ * distribution's 250 Hz makes it 4).
+ */
+static inline double tick_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts))
+		return 1;
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* The CPU the one-CPU tests run on: the last, away from the shell's. */
 static inline int test_cpu(void)
 {

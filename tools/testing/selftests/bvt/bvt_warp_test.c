@@ -58,7 +58,10 @@ FIXTURE_TEARDOWN(warp)
  * ratio of the two (4.3 to 4.9 on 4 vCPUs with C, 2.8 with a busy loop on
  * the host) says more of the host than of warp, their difference (1.0 to
  * 1.4 ms with G 1 ms, 3.1 to 3.4 ms with C 3 ms) does not.  With G 0 an
- * unwarped thread waking level with the peers runs at once.
+ * unwarped thread waking level with the peers runs at once.  So it does
+ * where a tick is longer than C - G (a 250 Hz kernel's 4 ms): the peers'
+ * turns end at ticks, well past C, and each wake-up, 9 ms after the one
+ * before reset the turns, finds the running peer more than G ahead.
  */
 TEST_F(warp, cuts_wake_up_delay)
 {
@@ -67,14 +70,18 @@ TEST_F(warp, cuts_wake_up_delay)
 		.period_ms = 10, .run_ms = 1,
 	};
 	struct periodic warped = plain;
-	double d_plain[3], d_warped[3], wait_ms;
+	double d_plain[3], d_warped[3], wait_ms, c_ms;
 	int run;
 
-	wait_ms = read_sysctl("kernel/sched_bvt_allowance_ns") / 1e6;
+	c_ms = read_sysctl("kernel/sched_bvt_allowance_ns") / 1e6;
+	wait_ms = c_ms;
 	if (!access("/proc/sys/" GRAN, R_OK)) {
 		if (!read_sysctl(GRAN))
 			SKIP(return, "the wake-up granularity is 0");
-		wait_ms = fmin(wait_ms, read_sysctl(GRAN) / 1e6);
+		wait_ms = fmin(c_ms, read_sysctl(GRAN) / 1e6);
+		if (tick_ms() > c_ms - wait_ms)
+			SKIP(return, "a %.1f ms tick: no unwarped wait for warp to cut",
+			     tick_ms());
 	}
 	warped.attr = bvt_warp_attr(20 * MS, 5 * MS, 5 * MS);
 	for (run = 0; run < 3; run++) {
@@ -268,7 +275,9 @@ TEST_F(warp, warp_within_unwarp_is_deferred)
  * SA_BVT_WARP.  A thread with W = 20 ms but SCHED_BVT_FLAG_WARP off waits
  * in pause() for SIGUSR1, beside two CPU-bound peers on its CPU that run
  * warped by 1 ms (no L or U: they stay warped, and share the CPU equally);
- * a SCHED_FIFO sender on the same CPU signals it every 10 ms.  With the
+ * a SCHED_FIFO sender on the same CPU signals it every 10 ms (five ticks
+ * where a tick is longer than 2 ms: a plain delay waits for ticks, and a
+ * signal sent before the last was handled merges with it).  With the
  * handler installed with SA_BVT_WARP the signal's wake-up is warped, 20 ms
  * ahead of the peers, and the handler runs as soon as the sender sleeps;
  * with a plain one the thread wakes at SVT, 1 ms behind the peers in E,
@@ -282,6 +291,7 @@ TEST_F(warp, warp_within_unwarp_is_deferred)
 #define SA_UNSUPPORTED	0x00000400	/* <asm-generic/signal-defs.h> */
 #endif
 
+static unsigned int sig_gap_us;
 static atomic_llong sig_sent_ns;
 static double sig_delay_ms[SIGNALS];
 static atomic_int sig_count;
@@ -325,7 +335,7 @@ static void *sig_sender_main(void *arg)
 	if (pin_self(test_cpu()))
 		return NULL;
 	for (i = 0; i < SIGNALS; i++) {
-		usleep(10000);
+		usleep(sig_gap_us);
 		atomic_store(&sig_sent_ns, (long long)(now_s() * 1e9));
 		pthread_kill(t->thread, SIGUSR1);
 	}
@@ -345,13 +355,14 @@ static double signal_delay(struct __test_metadata *_metadata, int flags)
 	int n;
 
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	sig_gap_us = 1000 * fmax(10, 5 * tick_ms());
 	atomic_store(&sig_count, 0);
 	atomic_store(&sig_stop, false);
 	pthread_create(&t.thread, NULL, sig_target_main, &t);
 	while (!atomic_load(&t.ready))
 		usleep(1000);
 	pthread_create(&sender, NULL, sig_sender_main, &t);
-	EXPECT_EQ(0, run_hogs(hogs, 2, SIGNALS * 10 + 300));
+	EXPECT_EQ(0, run_hogs(hogs, 2, SIGNALS * sig_gap_us / 1000 + 300));
 	pthread_join(sender, NULL);
 	atomic_store(&sig_stop, true);
 	pthread_kill(t.thread, SIGUSR1);
@@ -359,7 +370,7 @@ static double signal_delay(struct __test_metadata *_metadata, int flags)
 	EXPECT_EQ(0, t.err);
 	/*
 	 * Standard signals do not queue: one sent while the last is pending
-	 * is merged with it, as happens when a slow guest falls 10 ms behind.
+	 * is merged with it, as happens when a slow guest falls a gap behind.
 	 */
 	n = atomic_load(&sig_count);
 	if (n > SIGNALS)
