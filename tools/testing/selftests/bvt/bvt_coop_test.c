@@ -661,8 +661,6 @@ static void *outsider_main(void *arg)
 	return NULL;
 }
 
-#define ALLOWANCE_SYSCTL	"kernel/sched_bvt_allowance_ns"
-
 /*
  * cal_Tslice(): a thread outside the domain runs until the domain's
  * earliest deadline, or on until its virtual time passes the domain's if
@@ -674,19 +672,19 @@ static void *outsider_main(void *arg)
  */
 TEST_F(coop, a_deadline_ends_an_outsiders_slice)
 {
-	unsigned long long allowance = read_sysctl(ALLOWANCE_SYSCTL);
+	unsigned long long allowance = read_sysctl(ALLOWANCE);
 	struct outsider o = { };
 	struct deadliner d = { };
 	double worst, late, ran;
 
 	ASSERT_NE(0, allowance);
 	controller();
-	write_sysctl(ALLOWANCE_SYSCTL, 50 * MS);
+	write_sysctl(ALLOWANCE, 50 * MS);
 	o.thread = run_deadliner_beside(outsider_main, &o, &d);
 	ran = proc_sched_field(atomic_load(&o.tid), "se.sum_exec_runtime");
 	atomic_store(&o.stop, 1);
 	pthread_join(o.thread, NULL);
-	write_sysctl(ALLOWANCE_SYSCTL, allowance);
+	write_sysctl(ALLOWANCE, allowance);
 
 	ASSERT_EQ(0, o.err);
 	ASSERT_EQ(0, d.err);

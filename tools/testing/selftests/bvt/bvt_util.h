@@ -260,6 +260,8 @@ static inline int become_controller(void)
 
 /* The reserved share that admission holds, in ppb: 0 with none. */
 #define RSV_ADMITTED	"kernel/sched_bvt_rsv_admitted"
+#define ALLOWANCE	"kernel/sched_bvt_allowance_ns"
+#define GRAN		"kernel/sched_bvt_wakeup_granularity_ns"
 
 /*
  * Set up a test that reserves time with bvt_ctl(2): nothing reserved

@@ -20,8 +20,6 @@
 #include "../kselftest_harness.h"
 
 #define MS		NSEC_PER_MSEC
-#define GRAN		"kernel/sched_bvt_wakeup_granularity_ns"
-#define ALLOWANCE	"kernel/sched_bvt_allowance_ns"
 #define MAX_RECEIVERS	8
 
 struct messages {

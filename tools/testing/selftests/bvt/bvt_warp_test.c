@@ -21,7 +21,6 @@
 
 #define MS		NSEC_PER_MSEC
 #define TRACEFS		"/sys/kernel/tracing"
-#define GRAN		"kernel/sched_bvt_wakeup_granularity_ns"
 
 /* Median wake-up delay of @pr among two CPU-bound BVT peers. */
 static double periodic_delay(struct __test_metadata *_metadata,
@@ -70,18 +69,18 @@ TEST_F(warp, cuts_wake_up_delay)
 		.period_ms = 10, .run_ms = 1,
 	};
 	struct periodic warped = plain;
-	double d_plain[3], d_warped[3], wait_ms, c_ms;
+	double d_plain[3], d_warped[3], wait_ms, c_ms, tick = tick_ms();
 	int run;
 
-	c_ms = read_sysctl("kernel/sched_bvt_allowance_ns") / 1e6;
+	c_ms = read_sysctl(ALLOWANCE) / 1e6;
 	wait_ms = c_ms;
 	if (!access("/proc/sys/" GRAN, R_OK)) {
 		if (!read_sysctl(GRAN))
 			SKIP(return, "the wake-up granularity is 0");
 		wait_ms = fmin(c_ms, read_sysctl(GRAN) / 1e6);
-		if (tick_ms() > c_ms - wait_ms)
+		if (tick > c_ms - wait_ms)
 			SKIP(return, "a %.1f ms tick: no unwarped wait for warp to cut",
-			     tick_ms());
+			     tick);
 	}
 	warped.attr = bvt_warp_attr(20 * MS, 5 * MS, 5 * MS);
 	for (run = 0; run < 3; run++) {
