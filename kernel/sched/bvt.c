@@ -231,6 +231,17 @@ static inline struct bvt_entity *bvt_plan_curr(const struct bvt_rq *brq)
 	return IS_ENABLED(CONFIG_SCHED_BVT_RSV) ? brq->pl.lv.curr : NULL;
 }
 
+/*
+ * Does what the plan level runs by @by hold while the class
+ * gives way to sched_ext's tasks?  What it guarantees does: reserved
+ * slots (a QAS mandatory part's among them) and accepted constraints.
+ * The plan's idle reservation keeps the share of the classes below.
+ */
+static inline bool bvt_plan_holds(enum bvt_plan_by by)
+{
+	return by != BVT_PLAN_QAS;
+}
+
 /* What the last pick chose by the plan level of @brq; NULL: nothing. */
 static inline struct bvt_entity *bvt_plan_next(const struct bvt_rq *brq)
 {
@@ -703,8 +714,13 @@ static void bvt_ext_charge(struct rq *rq, u64 delta)
 	if (!rq->scx.nr_running || !runtime)
 		return;
 	if (rq->bvt.ext_ceded) {
-		/* A BVT thread that came while none of them waited. */
-		resched_curr(rq);
+		/*
+		 * A BVT thread that came while none of them waited; one that
+		 * runs by what the plan guarantees goes on (bvt_pick_top()).
+		 */
+		if (!bvt_plan_curr(&rq->bvt) ||
+		    !bvt_plan_holds(rq->bvt.pl.curr_by))
+			resched_curr(rq);
 		return;
 	}
 	if (now >= rq->bvt.ext_period_end) {
@@ -874,18 +890,39 @@ static void bvt_warp_end(struct sched_bvt_entity *bt, u64 now, int reason)
 }
 
 /*
- * A warp that waits for U waits on its CPU's list, which the CPU's warp
- * timer looks at when the first on it may warp: one timer a CPU, not one
- * in every task.  A thread leaves the list when it is dequeued, and its
- * next enqueue tries again.  Called with @rq locked.
+ * When @bt, whose warp waits, may warp: U after its last warp ended, by
+ * the rq clock.  Neither changes while it waits: a change of its
+ * parameters (sched_setattr(), PI, class, migration) dequeues it, which
+ * ends the wait; a warp ends only while it is warped, and one that waits
+ * is not, until bvt_warp_try() takes it out of the tree and starts it.
+ */
+static inline u64 bvt_warp_at(const struct sched_bvt_entity *bt)
+{
+	return bt->warp_ended + bvt_run(bt)->unwarp;
+}
+
+static inline bool bvt_warp_before(struct rb_node *a, const struct rb_node *b)
+{
+	return bvt_warp_at(rb_entry(a, struct sched_bvt_entity, warp_node)) <
+	       bvt_warp_at(rb_entry(b, struct sched_bvt_entity, warp_node));
+}
+
+/*
+ * A warp that waits for U waits in its CPU's tree, by when it may warp,
+ * which the CPU's warp timer takes from when the first may: one timer a
+ * CPU, not one in every task, and an expiry looks at the threads whose
+ * wait ends then, not at every one that waits.  A thread leaves the tree
+ * when it is dequeued, and its next enqueue tries again.  Called with
+ * @rq locked.
  */
 static void bvt_warp_defer(struct rq *rq, struct sched_bvt_entity *bt,
 			   u64 wait)
 {
 	struct hrtimer *timer = &rq->bvt.warp_timer;
 
-	if (list_empty(&bt->warp_wait))
-		list_add_tail(&bt->warp_wait, &rq->bvt.warp_waiting);
+	if (RB_EMPTY_NODE(&bt->warp_node))
+		rb_add_cached(&bt->warp_node, &rq->bvt.warp_waiting,
+			      bvt_warp_before);
 	if (hrtimer_is_queued(timer) &&
 	    !ktime_before(ktime_add_ns(ktime_get(), wait),
 			  hrtimer_get_expires(timer)))
@@ -893,10 +930,12 @@ static void bvt_warp_defer(struct rq *rq, struct sched_bvt_entity *bt,
 	hrtimer_start(timer, ns_to_ktime(wait), HRTIMER_MODE_REL_HARD);
 }
 
-static inline void bvt_warp_undefer(struct sched_bvt_entity *bt)
+static inline void bvt_warp_undefer(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	if (unlikely(!list_empty(&bt->warp_wait)))
-		list_del_init(&bt->warp_wait);
+	if (unlikely(!RB_EMPTY_NODE(&bt->warp_node))) {
+		rb_erase_cached(&bt->warp_node, &rq->bvt.warp_waiting);
+		RB_CLEAR_NODE(&bt->warp_node);
+	}
 }
 
 /* Warp @bt, about to be queued, now if it may, or when U has passed. */
@@ -910,6 +949,11 @@ static void bvt_warp_try(struct rq *rq, struct sched_bvt_entity *bt,
 
 	wait = bvt_unwarp_wait(bt, rq_clock(rq));
 	if (!wait) {
+		/*
+		 * Out of the tree first, if the timer has not taken it yet:
+		 * warp_ran, which the warp starts, shares warp_ended's place.
+		 */
+		bvt_warp_undefer(rq, bt);
 		bvt_warp_start(bt, reason);
 		return;
 	}
@@ -1096,25 +1140,26 @@ static void bvt_warp_queued(struct rq *rq, struct sched_bvt_entity *bt,
 static enum hrtimer_restart bvt_warp_timer_fn(struct hrtimer *timer)
 {
 	struct rq *rq = container_of(timer, struct rq, bvt.warp_timer);
-	struct sched_bvt_entity *bt, *tmp;
-	u64 now, wait, next = U64_MAX;
+	struct sched_bvt_entity *bt;
+	struct rb_node *node;
 	struct rq_flags rf;
+	u64 now, wait;
 
 	rq_lock(rq, &rf);
 	update_rq_clock(rq);
 	now = rq_clock(rq);
-	list_for_each_entry_safe(bt, tmp, &rq->bvt.warp_waiting, warp_wait) {
+	while ((node = rb_first_cached(&rq->bvt.warp_waiting))) {
+		bt = rb_entry(node, struct sched_bvt_entity, warp_node);
 		wait = bvt_unwarp_wait(bt, now);
 		if (wait) {
-			next = min(next, wait);
-			continue;
+			hrtimer_start(timer, ns_to_ktime(wait),
+				      HRTIMER_MODE_REL_HARD);
+			break;
 		}
-		list_del_init(&bt->warp_wait);
+		bvt_warp_undefer(rq, bt);
 		if (!bt->se.warped && bvt_wants_warp(bt))
 			bvt_warp_queued(rq, bt, BVT_WARP_UNWARP_DONE);
 	}
-	if (next != U64_MAX)
-		hrtimer_start(timer, ns_to_ktime(next), HRTIMER_MODE_REL_HARD);
 	rq_unlock(rq, &rf);
 	return HRTIMER_NORESTART;
 }
@@ -1288,7 +1333,7 @@ static bool dequeue_task_bvt(struct rq *rq, struct task_struct *p, int flags)
 		if (se->warped)
 			bvt_warp_end(bt, rq_clock(rq), BVT_WARP_BLOCK);
 	}
-	bvt_warp_undefer(bt);
+	bvt_warp_undefer(rq, bt);
 	bvt_dequeue_entity(se->lv, se, flags);
 	bvt_levels_update(se);
 	if (bvt_qas_of(p))
@@ -1331,9 +1376,10 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 /*
  * The entity to run, from the levels of @brq in order: the plan level's
  * while it is busy, else the root's, descending to a thread.  NULL: none,
- * or the plan level cedes the CPU to the classes below.
+ * or the plan level, or @ceding (the class gives way to sched_ext's
+ * tasks), cedes the CPU to the classes below.
  */
-static struct bvt_entity *bvt_pick_top(struct bvt_rq *brq)
+static struct bvt_entity *bvt_pick_top(struct bvt_rq *brq, bool ceding)
 {
 	struct bvt_level *lv = &brq->root;
 	struct bvt_entity *se;
@@ -1342,13 +1388,15 @@ static struct bvt_entity *bvt_pick_top(struct bvt_rq *brq)
 		brq->pl.next = NULL;
 	if (unlikely(bvt_plan_busy(brq))) {
 		se = brq->pl.lv.ops->pick(&brq->pl.lv);
-		if (se) {
+		if (se && (!ceding || bvt_plan_holds(brq->pl.next_by))) {
 			brq->pl.next = se;
 			return se;
 		}
 		if (brq->pl.lv.ops->cede(&brq->pl.lv))
 			return NULL;
 	}
+	if (ceding)
+		return NULL;
 	do {
 		se = bvt_pick_entity(lv);
 		if (SCHED_WARN_ON(!se))
@@ -1390,9 +1438,7 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 		return NULL;
 
 	update_curr_bvt(rq);
-	if (bvt_ext_ceding(rq))
-		return NULL;
-	se = bvt_pick_top(&rq->bvt);
+	se = bvt_pick_top(&rq->bvt, bvt_ext_ceding(rq));
 	if (!se)
 		return NULL;
 	p = bvt_task_of(se);
@@ -2241,7 +2287,7 @@ void init_bvt_entity(struct sched_bvt_entity *bt)
 	/* Neither a reservation nor a constraint is inherited. */
 	bt->in_plan = NULL;
 	bt->coop = NULL;
-	INIT_LIST_HEAD(&bt->warp_wait);
+	RB_CLEAR_NODE(&bt->warp_node);
 }
 
 static void init_bvt_level(struct bvt_level *lv, struct bvt_level *above,
@@ -2273,7 +2319,7 @@ void init_bvt_rq(struct bvt_rq *bvt_rq)
 	bvt_rq->curr_lag = 0;
 	hrtimer_init(&bvt_rq->enforce_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->enforce_timer.function = bvt_enforce_timer_fn;
-	INIT_LIST_HEAD(&bvt_rq->warp_waiting);
+	bvt_rq->warp_waiting = RB_ROOT_CACHED;
 	hrtimer_init(&bvt_rq->warp_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	bvt_rq->warp_timer.function = bvt_warp_timer_fn;
 	init_bvt_plan_level(&bvt_rq->pl, rq);
@@ -2545,6 +2591,8 @@ void bvt_pi_set(struct task_struct *p, struct task_struct *donor)
 		bvt_pi_merge(&bt->pi_params, own, own_weight,
 			     bvt_run(&donor->bvt), bvt_run_weight(&donor->bvt));
 		WRITE_ONCE(bt->pi_boosted, 1);
+		/* One that never entered the class has no PBS session yet. */
+		bvt_pbs_boosted(p);
 	}
 	bvt_params_changed(p);
 }
@@ -2574,14 +2622,15 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 	u32 old = p->bvt.re_weight, new = 0;
 	u64 total;
 
+	/* SCHED_FLAG_KEEP_PARAMS keeps the policy too: nothing changes. */
+	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
+		return 0;
 	/*
 	 * Leaving the class ends the CPU reservation and QAS set, and the
 	 * guarantee of a constraint (bvt_rsv.c), whatever parameters it keeps.
 	 */
 	if (!bvt_policy(policy))
 		bvt_plan_leave(p);
-	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
-		return 0;
 	if (bvt_policy(policy) && bvt_reserved_attr(attr))
 		new = attr->sched_bvt_weight;
 	if (new == old)

@@ -245,7 +245,10 @@ struct bvt_tc {
 	unsigned int			missed;
 	/* its thread left SCHED_BVT since its begin */
 	unsigned int			lost;
-	/* begun with CAP_SYS_NICE: not held to the bounds of its user */
+	/*
+	 * begun with CAP_SYS_NICE: not held to the bounds of its user, and
+	 * not taken off for a privileged claim (bvt_tc_make_room())
+	 */
 	unsigned int			privileged;
 	kuid_t				uid;
 	u64				start;
@@ -421,8 +424,8 @@ struct bvt_rq {
 	s64				curr_lag;	/* E - SVT of the running one */
 	u64				picked_at;	/* when it was picked */
 	struct hrtimer			enforce_timer;	/* L, coop slice */
-	/* queued threads whose warp waits for U, and when the first may */
-	struct list_head		warp_waiting;
+	/* queued threads whose warp waits for U, by when each may */
+	struct rb_root_cached		warp_waiting;
 	struct hrtimer			warp_timer;
 #ifdef CONFIG_SMP
 	/* asks the CPU to update its enforce_timer (see bvt_enforce_arm()) */
@@ -576,6 +579,7 @@ static inline void bvt_coop_proc_show(struct task_struct *p,
 /* Proportional-share log-priority mode of a level (kernel/sched/pbs.c). */
 int bvt_pbs_alloc(struct task_struct *p);
 void bvt_pbs_free(struct task_struct *p);
+void bvt_pbs_boosted(struct task_struct *p);
 void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode);
 void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m);
 #else
@@ -585,6 +589,7 @@ static inline int bvt_pbs_alloc(struct task_struct *p)
 }
 
 static inline void bvt_pbs_free(struct task_struct *p) { }
+static inline void bvt_pbs_boosted(struct task_struct *p) { }
 static inline void bvt_pbs_set_mode(struct bvt_level *lv, unsigned int mode) { }
 static inline void bvt_pbs_proc_show(struct task_struct *p,
 				     struct seq_file *m) { }

@@ -1151,12 +1151,15 @@ static u64 bvt_plan_due(struct rq *rq)
 /*
  * Have @rq's CPU arm or wake its plan.  An irq_work, not a csd: a csd for
  * the CPU it is sent from runs at once, in bvt_plan_enqueued() under the
- * lock of the rq being enqueued on.  Unlike a csd, an irq_work is queued
- * for an offline CPU too: the plan of one (suspend keeps its
- * reservations) is armed as its CPU unparks.
+ * lock of the rq being enqueued on.  Not for an offline CPU (the plan of
+ * one, parked, is armed as the CPU unparks), and the look holds: with
+ * interrupts off, as under any rq lock, no CPU leaves cpu_online_mask,
+ * which takes stop_machine() and so this CPU too, and the CPU runs what
+ * is queued for it before it goes (smpcfd_dying_cpu()).
  */
 static void bvt_plan_kick(struct rq *rq)
 {
+	lockdep_assert_irqs_disabled();
 	if (cpu_online(cpu_of(rq)))
 		irq_work_queue_on(&rq->bvt.pl.kick, cpu_of(rq));
 }
@@ -2029,16 +2032,19 @@ static int bvt_rsv_cpu_order(const struct cpumask *mask, int *cpus)
  */
 static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 		       u64 epoch, u64 now, struct bvt_tc *new);
+static bool bvt_tc_make_room(struct rq *rq, const struct bvt_plan *plan,
+			     u64 epoch, u64 now, struct bvt_tc *new);
 static void bvt_tc_rebase(struct rq *rq, const struct bvt_plan *plan,
 			  u64 epoch, u64 now);
 
 /*
  * Try to place @rsv, granted on @cpu's plan: build the plan with it and
- * put it in force if the CPU's accepted constraints still fit.  Called
- * with bvt_rsv_mutex held.
+ * put it in force if the CPU's accepted constraints still fit, or, with
+ * @evict, once unprivileged ones have made room.  Called with
+ * bvt_rsv_mutex held.
  */
 static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
-			 u64 period)
+			 u64 period, bool evict)
 {
 	struct bvt_rsv_cpu *rc = per_cpu_ptr(&bvt_rsv_cpus, cpu);
 	struct bvt_plan_req req = { amount, period, rsv };
@@ -2066,7 +2072,8 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	rq_lock_irqsave(rq, &rf);
 	now = ktime_get_ns();
 	epoch = keep ? rq->bvt.pl.epoch : now;
-	if (!bvt_tc_fit(rq, plan, epoch, now, NULL)) {
+	if (!bvt_tc_fit(rq, plan, epoch, now, NULL) &&
+	    !(evict && bvt_tc_make_room(rq, plan, epoch, now, NULL))) {
 		rq_unlock_irqrestore(rq, &rf);
 		bvt_plan_room_put(&rc->room, plan);
 		return -EBUSY;
@@ -2084,6 +2091,33 @@ static int bvt_rsv_place(struct bvt_rsv *rsv, int cpu, u64 amount,
 	if (old != per_cpu(bvt_idle_plan, cpu))
 		bvt_plan_room_put(&rc->room, old);
 	return 0;
+}
+
+/*
+ * Place @rsv on the first of the @n CPUs of @cpus but @skip that takes it:
+ * of those where it fits beside every accepted constraint, or, with
+ * @evict, if there are none, of those where unprivileged constraints make
+ * room.  0, -ENOMEM, -EBUSY, or -ENOSPC if the first CPU's plan would have
+ * had too many slots and the others refused.
+ */
+static int bvt_rsv_place_any(struct bvt_rsv *rsv, const int *cpus, int n,
+			     int skip, u64 amount, u64 period, bool evict)
+{
+	int i, err, ret = -EBUSY, pass;
+
+	for (pass = 0; pass <= evict; pass++) {
+		for (i = 0; i < n; i++) {
+			if (cpus[i] == skip)
+				continue;
+			err = bvt_rsv_place(rsv, cpus[i], amount, period, pass);
+			if (!err || err == -ENOMEM)
+				return err;
+			/* Too many slots is worth saying if nothing else refused. */
+			if (err == -ENOSPC && !i && !pass)
+				ret = -ENOSPC;
+		}
+	}
+	return ret;
 }
 
 /*
@@ -2271,11 +2305,83 @@ static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 }
 
 /*
- * Try to accept @tc on @cpu: the plan in force there, or the idle plan if
- * none.  Its demand on free time is its estimate less what its own
- * reservation on that plan gives it between start and deadline.
+ * A privileged claim on @rq that bvt_tc_fit() refused, a reservation
+ * (@new NULL) or a constraint begun with CAP_SYS_NICE: make room for it by
+ * taking off constraints begun without, which keep nothing from it (a
+ * thread may sleep through a long one, and renew it with END_PREV, for
+ * ever).  Of those, the earliest deadlines are kept, each if it still fits
+ * beside the ones kept before it, and BVT_TC_MAX bounds them all; the
+ * others lose their guarantee and end missed.  False, with none taken off,
+ * if the claim does not fit without any of them either.  Called with @rq
+ * locked: each constraint's need is worked out once, then at most
+ * BVT_TC_MAX + 1 feasibility tests of BVT_TC_NEEDS needs.
  */
-static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
+static bool bvt_tc_make_room(struct rq *rq, const struct bvt_plan *plan,
+			     u64 epoch, u64 now, struct bvt_tc *new)
+{
+	struct bvt_tc_need need[BVT_TC_NEEDS], trial[BVT_TC_NEEDS];
+	struct bvt_tc *tcs[BVT_TC_MAX];
+	unsigned int nr = 0, kept = 0, n, i, j;
+	bool keep[BVT_TC_MAX];
+	struct rb_node *node;
+	struct bvt_tc *tc;
+
+	if (new && !new->privileged)
+		return false;
+	/* Those past their deadline are missed already. */
+	bvt_tc_expire(rq, now);
+	bvt_tc_drop_orphans(rq);
+	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
+	     node = rb_next(node)) {
+		tc = rb_entry(node, struct bvt_tc, node);
+		if (WARN_ON_ONCE(nr == BVT_TC_MAX))
+			return false;
+		tcs[nr] = tc;
+		need[nr] = (struct bvt_tc_need){
+			max(tc->start, now) - epoch, tc->deadline - epoch,
+			bvt_tc_left_under(rq, tc, plan, epoch, now) };
+		keep[nr] = tc->privileged;
+		kept += keep[nr];
+		nr++;
+	}
+	if (new)
+		need[nr] = (struct bvt_tc_need){
+			new->start - epoch, new->deadline - epoch, new->left };
+	/* With only the privileged ones, then with each unprivileged one. */
+	for (i = 0; i <= nr; i++) {
+		if (i < nr && (keep[i] || kept + !!new >= BVT_TC_MAX))
+			continue;
+		for (n = 0, j = 0; j < nr; j++) {
+			if (keep[j] || j == i)
+				trial[n++] = need[j];
+		}
+		if (new)
+			trial[n++] = need[nr];
+		if (i == nr)
+			break;
+		if (bvt_tc_feasible(plan, trial, n, 0)) {
+			keep[i] = true;
+			kept++;
+		}
+	}
+	/* The last trial is of those kept. */
+	if (kept + !!new > BVT_TC_MAX || !bvt_tc_feasible(plan, trial, n, 0))
+		return false;
+	for (i = 0; i < nr; i++) {
+		if (!keep[i])
+			bvt_tc_unqueue(rq, tcs[i], true);
+	}
+	return true;
+}
+
+/*
+ * Try to accept @tc on @cpu: the plan in force there, or the idle plan if
+ * none; with @evict (@tc begun with CAP_SYS_NICE), once unprivileged
+ * constraints have made room.  Its demand on free time is its estimate
+ * less what its own reservation on that plan gives it between start and
+ * deadline.
+ */
+static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate, bool evict)
 {
 	struct task_struct *p = tc->task;
 	struct rq *rq = cpu_rq(cpu);
@@ -2308,8 +2414,9 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate)
 					tc->deadline - epoch);
 	tc->left = estimate > own ? estimate - own : 0;
 	bvt_tc_drop_orphans(rq);
-	if (rq->bvt.pl.nr_tcs >= BVT_TC_MAX ||
-	    !bvt_tc_fit(rq, plan, epoch, now, tc)) {
+	if ((rq->bvt.pl.nr_tcs >= BVT_TC_MAX ||
+	     !bvt_tc_fit(rq, plan, epoch, now, tc)) &&
+	    !(evict && bvt_tc_make_room(rq, plan, epoch, now, tc))) {
 		/* Its refusal may have taken an orphan off the last. */
 		bvt_plan_tcs_gone(rq);
 		rq_unlock_irqrestore(rq, &rf);
@@ -2466,7 +2573,7 @@ static int bvt_tc_begin(struct sched_bvt_tc *arg)
 {
 	struct task_struct *p = current;
 	struct bvt_tc *tc = bvt_tc_of(p);
-	int *cpus, n, i, cpu = -1;
+	int *cpus, n, i, pass, cpu = -1;
 	struct bvt_rsv *rsv;
 	u64 now;
 
@@ -2508,13 +2615,15 @@ static int bvt_tc_begin(struct sched_bvt_tc *arg)
 		/* Its reserved time there counts: no move or release meanwhile. */
 		mutex_lock(&bvt_rsv_mutex);
 		rsv = bvt_rsv_of(p);
-		if (rsv && bvt_tc_try(tc, rsv->cpu, arg->estimate))
-			cpu = rsv->cpu;
+		for (pass = 0; rsv && cpu < 0 && pass <= tc->privileged; pass++) {
+			if (bvt_tc_try(tc, rsv->cpu, arg->estimate, pass))
+				cpu = rsv->cpu;
+		}
 		mutex_unlock(&bvt_rsv_mutex);
 		if (rsv)
 			goto out;
 	}
-	if (bvt_tc_try(tc, task_cpu(p), arg->estimate)) {
+	if (bvt_tc_try(tc, task_cpu(p), arg->estimate, false)) {
 		cpu = task_cpu(p);
 		goto out;
 	}
@@ -2522,10 +2631,21 @@ static int bvt_tc_begin(struct sched_bvt_tc *arg)
 	if (!cpus)
 		goto out;
 	n = bvt_rsv_cpu_order(p->cpus_ptr, cpus);
-	for (i = 0; i < n && cpu < 0; i++) {
-		if (cpus[i] != task_cpu(p) &&
-		    bvt_tc_try(tc, cpus[i], arg->estimate))
-			cpu = cpus[i];
+	/*
+	 * Where it fits beside every accepted constraint first: one begun
+	 * with CAP_SYS_NICE then takes unprivileged ones' place, its own CPU
+	 * first.
+	 */
+	for (pass = 0; cpu < 0 && pass <= tc->privileged; pass++) {
+		if (pass && bvt_tc_try(tc, task_cpu(p), arg->estimate, true)) {
+			cpu = task_cpu(p);
+			break;
+		}
+		for (i = 0; i < n && cpu < 0; i++) {
+			if (cpus[i] != task_cpu(p) &&
+			    bvt_tc_try(tc, cpus[i], arg->estimate, pass))
+				cpu = cpus[i];
+		}
 	}
 	kfree(cpus);
 out:
@@ -2662,7 +2782,7 @@ static void bvt_rsv_flush(void)
 static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 			   u64 window)
 {
-	int *cpus, n, i, ret = -EBUSY, err;
+	int *cpus, n, ret;
 	struct bvt_plan_task *spare;
 	struct bvt_rsv *rsv;
 	struct rq_flags rf;
@@ -2689,16 +2809,9 @@ static int bvt_rsv_reserve(struct task_struct *p, struct sched_bvt_rsv *arg,
 		goto unlock;
 	}
 	n = bvt_rsv_cpu_order(p->cpus_ptr, cpus);
-	for (i = 0; i < n; i++) {
-		err = bvt_rsv_place(rsv, cpus[i], arg->amount, arg->period);
-		if (!err || err == -ENOMEM) {
-			ret = err;
-			break;
-		}
-		/* Too many slots is worth saying if nothing else refused. */
-		if (err == -ENOSPC && (ret == -EBUSY || ret == -ENOSPC))
-			ret = i ? ret : -ENOSPC;
-	}
+	/* Its caller has CAP_SYS_NICE: unprivileged constraints make room. */
+	ret = bvt_rsv_place_any(rsv, cpus, n, -1, arg->amount, arg->period,
+				true);
 	if (ret)
 		goto unlock;
 
@@ -2769,7 +2882,7 @@ static int bvt_tc_cpu(struct task_struct *p)
 static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 			const struct cpumask *mask, bool hotplug)
 {
-	int *cpus, n, i, err, ret = -EBUSY;
+	int *cpus, n, ret;
 	struct bvt_rsv *to, *freed;
 	struct rq_flags rf;
 	bool counts_on;
@@ -2785,17 +2898,17 @@ static int bvt_rsv_move(struct task_struct *p, struct bvt_rsv *rsv,
 	to->window = rsv->window;
 	to->window_amount = rsv->window_amount;
 	n = bvt_rsv_cpu_order(mask, cpus);
-	for (i = 0; i < n && ret; i++) {
-		if (cpus[i] == rsv->cpu)
-			continue;
-		err = bvt_rsv_place(to, cpus[i], rsv->amount, rsv->period);
-		if (err != -EBUSY && err != -ENOSPC)
-			ret = err;
-	}
+	/*
+	 * A CPU going down moves it as it must; an affinity change, only if
+	 * its caller might have made it anew.
+	 */
+	ret = bvt_rsv_place_any(to, cpus, n, rsv->cpu, rsv->amount,
+				rsv->period, hotplug ||
+				ns_capable_noaudit(&init_user_ns, CAP_SYS_NICE));
 	kfree(cpus);
 	if (ret) {
 		kfree(to);
-		return ret;
+		return ret == -ENOSPC ? -EBUSY : ret;
 	}
 
 	/* Placed: hand @p over, unless it has let @rsv go meanwhile. */

@@ -35,11 +35,12 @@ static void bvt_test_scale_by_weight(struct kunit *test)
 
 /*
  * What the class adds to every task_struct, BVT or not: what its threads
- * need on the hot paths.  What only some threads use (cooperation, CPU
- * reservations, time constraints, QAS sets) they allocate when they
+ * need on the hot paths, and the node by which a warp that waits for U
+ * is found in its CPU's tree.  What only some threads use (cooperation,
+ * CPU reservations, time constraints, QAS sets) they allocate when they
  * first use it; a PBS session, when they enter the class.
  */
-#define BVT_TASK_BYTES_MAX	192
+#define BVT_TASK_BYTES_MAX	200
 
 static void bvt_test_task_size(struct kunit *test)
 {
@@ -58,7 +59,7 @@ static void bvt_test_entity_init(struct sched_bvt_entity *bt, u64 avt,
 	bt->se.avt = avt;
 	bt->se.weight = weight;
 	bt->params.weight = weight;
-	INIT_LIST_HEAD(&bt->warp_wait);
+	RB_CLEAR_NODE(&bt->warp_node);
 }
 
 static void bvt_test_warp_moves_evt(struct kunit *test)

@@ -886,9 +886,10 @@ void bvt_coop_exec(struct task_struct *p)
 
 /*
  * A thread's state in the domains comes with its first call, and stays
- * until it is dead: what a member gave is kept while it is boosted out of
- * the class, and its counters after it leaves.  Only the thread sets it;
- * those that read it hold its rq lock or pi_lock.
+ * until it is dead, with its counters, after it leaves the domain too (a
+ * change of class leaves it, a PI boost out of the class included: see
+ * switched_from_bvt()).  Only the thread sets it; those that read it hold
+ * its rq lock or pi_lock.
  */
 static int bvt_coop_prepare(struct task_struct *p)
 {

@@ -47,7 +47,8 @@
  * A thread's session spans its changes of class and level, as its lag
  * does: a PI boost (RCU boosting a reader that the level keeps waiting)
  * does not start a new one.  A task that a PI boost brings into the class
- * without its ever entering it has no session (bvt_pbs_session()).
+ * without its ever entering it gets one as it joins the level (see
+ * bvt_pbs_boosted()).
  *
  * The level keeps its timeline, ordered by E: its SVT and its entities'
  * virtual times stay valid, and the mode can change with threads queued.
@@ -70,6 +71,7 @@
  */
 #include <linux/ctype.h>
 #include <linux/int_log.h>
+#include <linux/irq_work.h>
 #include <linux/seq_file.h>
 
 #define BVT_PBS_Q		24
@@ -211,7 +213,7 @@ static void bvt_pbs_new_epoch(void)
 /* @se arrives: it entered the level, or the level entered PBS mode. */
 static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
 {
-	struct bvt_pbs_state *ps = se->pbs;
+	struct bvt_pbs_state *ps = READ_ONCE(se->pbs);
 
 	if (unlikely(!ps))
 		return;
@@ -227,14 +229,16 @@ static void bvt_pbs_enter(struct bvt_entity *se, u64 now)
 
 /*
  * @se's session, if it has one in this switch to PBS mode.  A task that
- * PI boosts into the class without ever entering it has none: it is run
- * at once, as one with S = 0 is, until it gives back what its waiter
- * waits for.
+ * PI boosts into the class without ever entering it gets one from its
+ * CPU's spare (bvt_pbs_boosted()); one that found none is judged over its
+ * life (bvt_pbs_life()).  Run first instead, as one with S = 0 is, it
+ * held the CPU from every thread of the level for as long as it held
+ * what its waiter waits for.
  */
 static inline const struct bvt_pbs_state *
 bvt_pbs_session(const struct bvt_entity *se)
 {
-	const struct bvt_pbs_state *ps = se->pbs;
+	const struct bvt_pbs_state *ps = READ_ONCE(se->pbs);
 
 	if (unlikely(!ps) || ps->epoch != READ_ONCE(bvt_pbs_epoch))
 		return NULL;
@@ -251,24 +255,49 @@ static u64 bvt_pbs_sojourn(const struct bvt_pbs_state *ps, u64 now)
 	return t;
 }
 
+/*
+ * T and S of a task without a session (one exiting, or boosted into the
+ * class when its CPU had no spare: see bvt_pbs_boosted()): over its life,
+ * as a session of beta = oo begun as it was forked.  (Only a thread lacks
+ * a session: a level's is in the level, and entered as the level arrives.)
+ */
+static void bvt_pbs_life(const struct bvt_entity *se, u64 *t, u64 *s)
+{
+	const struct task_struct *p = container_of(se, struct task_struct,
+						   bvt.se);
+
+	if (SCHED_WARN_ON(se->is_level)) {
+		*t = *s = 0;
+		return;
+	}
+	*t = bvt_pbs_since(ktime_get_ns(), p->start_time);
+	*s = p->se.sum_exec_runtime;
+}
+
 /* @se's log-priority at @now, delta and epsilon included, gamma not. */
 static s64 bvt_pbs_entity_prio(const struct bvt_entity *se, u64 now)
 {
 	const struct bvt_pbs_state *ps = bvt_pbs_session(se);
 	u32 alpha = READ_ONCE(bvt_pbs_alpha.q16);
 	u32 epsilon = READ_ONCE(bvt_pbs_epsilon.q16);
-	u64 ran;
+	u64 t, s, t_in, s_in, ran;
 	s64 p, inter;
 
-	if (unlikely(!ps))
-		return BVT_PBS_INF;
-	ran = bvt_pbs_ran(se);
-	p = bvt_pbs_prio(bvt_pbs_sojourn(ps, now),
-			 bvt_pbs_since(ran, ps->session_ran), alpha, se->weight);
+	if (likely(ps)) {
+		ran = bvt_pbs_ran(se);
+		t = bvt_pbs_sojourn(ps, now);
+		s = bvt_pbs_since(ran, ps->session_ran);
+		t_in = bvt_pbs_since(now, ps->entered);
+		s_in = bvt_pbs_since(ran, ps->entered_ran);
+	} else {
+		bvt_pbs_life(se, &t, &s);
+		t_in = t;
+		s_in = s;
+	}
+	p = bvt_pbs_prio(t, s, alpha, se->weight);
 	if (epsilon) {
 		/* T' >= S', as T >= S: a clock skew makes no malus */
-		inter = (s64)bvt_pbs_log2(bvt_pbs_since(now, ps->entered)) -
-			bvt_pbs_log2(bvt_pbs_since(ran, ps->entered_ran));
+		inter = (s64)bvt_pbs_log2(t_in) - bvt_pbs_log2(s_in);
 		p += bvt_pbs_mul(epsilon, max_t(s64, inter, 0));
 	}
 	return p;
@@ -491,7 +520,13 @@ static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
 {
 	const struct bvt_pbs_state *ps = bvt_pbs_session(se);
 	u64 dt = READ_ONCE(sysctl_sched_bvt_pbs_switch_ns);
-	u64 s = max(ps ? bvt_pbs_service(se, ps->session_ran) : 0, dt);
+	u64 s, t;
+
+	if (likely(ps))
+		s = bvt_pbs_service(se, ps->session_ran);
+	else
+		bvt_pbs_life(se, &t, &s);
+	s = max(s, dt);
 
 	lv->pbs_gamma = bvt_pbs_mul(READ_ONCE(bvt_pbs_alpha.q16),
 				    (s64)bvt_pbs_log2(s + dt) - bvt_pbs_log2(s));
@@ -576,10 +611,10 @@ static void bvt_pbs_woke(struct bvt_entity *se, struct bvt_pbs_state *ps,
 static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 			    int flags)
 {
-	struct bvt_pbs_state *ps = se->pbs;
+	struct bvt_pbs_state *ps = READ_ONCE(se->pbs);
 	u64 now = bvt_pbs_now(lv);
 
-	/* None: boosted into the class by PI, it never entered it. */
+	/* None: boosted into the class by PI with no spare left, or exiting. */
 	if (likely(ps)) {
 		if (ps->epoch != READ_ONCE(bvt_pbs_epoch))
 			bvt_pbs_enter(se, now);
@@ -593,10 +628,12 @@ static void bvt_pbs_enqueue(struct bvt_level *lv, struct bvt_entity *se,
 static void bvt_pbs_dequeue(struct bvt_level *lv, struct bvt_entity *se,
 			    int flags)
 {
+	struct bvt_pbs_state *ps = READ_ONCE(se->pbs);
+
 	bvt_pbs_top_del(lv, se);
 	/* An inactive period it has in another level or class is not known. */
-	if (likely(se->pbs))
-		se->pbs->slept_at = flags & DEQUEUE_SLEEP ? bvt_pbs_now(lv) : 0;
+	if (likely(ps))
+		ps->slept_at = flags & DEQUEUE_SLEEP ? bvt_pbs_now(lv) : 0;
 }
 
 static const struct bvt_level_ops bvt_pbs_ops = {
@@ -688,35 +725,145 @@ void bvt_pbs_proc_show(struct task_struct *p, struct seq_file *m)
 		   prio < 0 ? "-" : "", abs(prio) >> BVT_PBS_Q, frac);
 }
 
+/* The sessions of threads (kernel.sched_bvt_pbs_sessions, read only). */
+static atomic_long_t bvt_pbs_nr_sessions = ATOMIC_LONG_INIT(0);
+
+/*
+ * Link @ps as @p's session, counted; false (uncounted) if @p has one.
+ * Counted first, so that a free racing with it never counts below 0.
+ */
+static bool bvt_pbs_link(struct task_struct *p, struct bvt_pbs_state *ps)
+{
+	atomic_long_inc(&bvt_pbs_nr_sessions);
+	if (!cmpxchg(&p->bvt.se.pbs, NULL, ps))
+		return true;
+	atomic_long_dec(&bvt_pbs_nr_sessions);
+	return false;
+}
+
 /*
  * A thread's session lives as long as it does: allocated as it enters the
  * class or is forked in it, where it may sleep, since entering PBS mode
- * takes every thread of the level at once, under its rq lock.  Those who
- * allocate race only with each other (sched_setattr() from two threads).
+ * takes every thread of the level at once, under its rq lock, and freed
+ * by bvt_task_dead().  Those who allocate race with each other
+ * (sched_setattr() from two threads) and with the thread's exit: a
+ * thread that has begun to exit, a zombie among them, may be past
+ * bvt_task_dead() already, and gets none (bvt_pbs_life() judges it).
+ * Charged to the caller's memory cgroup: any user may ask for one.
  */
 int bvt_pbs_alloc(struct task_struct *p)
 {
 	struct bvt_pbs_state *ps;
 
-	if (likely(READ_ONCE(p->bvt.se.pbs)))
+	if (likely(READ_ONCE(p->bvt.se.pbs)) ||
+	    (READ_ONCE(p->flags) & PF_EXITING))
 		return 0;
-	ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+	ps = kzalloc(sizeof(*ps), GFP_KERNEL_ACCOUNT);
 	if (!ps)
 		return -ENOMEM;
-	if (cmpxchg(&p->bvt.se.pbs, NULL, ps))
+	if (!bvt_pbs_link(p, ps)) {
 		kfree(ps);
+		return 0;
+	}
+	/*
+	 * Linked, then PF_EXITING looked at: the cmpxchg() that linked it is
+	 * fully ordered.  The exit sets PF_EXITING (exit_signals()) before
+	 * its last __schedule(), whose smp_mb__after_spinlock() orders that
+	 * before bvt_task_dead() looks at the link from finish_task_switch():
+	 * of the two loads, one sees the other's store.  Seen exiting, the
+	 * session is taken back; of this and bvt_task_dead(), the one whose
+	 * xchg() gets it frees it.
+	 */
+	if (READ_ONCE(p->flags) & PF_EXITING)
+		bvt_pbs_free(p);
 	return 0;
 }
 
-/* @p is dead; its rq's lock holders (/proc/<pid>/sched) may still read. */
+/*
+ * Free @p's session: @p is dead, or exiting and had it taken back.  The
+ * rq lock holders that read it (its level's ops, /proc/<pid>/sched) do so
+ * with preemption off, which kfree_rcu() waits for.
+ */
 void bvt_pbs_free(struct task_struct *p)
 {
-	struct bvt_pbs_state *ps = p->bvt.se.pbs;
+	struct bvt_pbs_state *ps;
 
+	if (!READ_ONCE(p->bvt.se.pbs))
+		return;
+	ps = xchg(&p->bvt.se.pbs, NULL);
 	if (!ps)
 		return;
-	WRITE_ONCE(p->bvt.se.pbs, NULL);
+	atomic_long_dec(&bvt_pbs_nr_sessions);
 	kfree_rcu(ps, rcu);
+}
+
+/*
+ * A task that a PI boost brings into the class without its ever entering
+ * it has no session, and none can be allocated where it is boosted, under
+ * its pi_lock and rq lock.  Each CPU keeps a spare that a boost takes,
+ * and a work item makes a new one: the session starts as the boosted task
+ * joins its level, so that it shares the CPU with the level's threads
+ * from its boost on (its life, bvt_pbs_life(), would rank an old task
+ * that mostly slept far above them for as long as it held the lock).
+ */
+static DEFINE_PER_CPU(struct bvt_pbs_state *, bvt_pbs_spare);
+
+static void bvt_pbs_refill(struct work_struct *work)
+{
+	struct bvt_pbs_state *ps;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (READ_ONCE(per_cpu(bvt_pbs_spare, cpu)))
+			continue;
+		ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+		if (!ps)
+			return;
+		if (cmpxchg(per_cpu_ptr(&bvt_pbs_spare, cpu), NULL, ps))
+			kfree(ps);
+	}
+}
+
+static DECLARE_WORK(bvt_pbs_refill_work, bvt_pbs_refill);
+
+static void bvt_pbs_refill_irq(struct irq_work *work)
+{
+	schedule_work(&bvt_pbs_refill_work);
+}
+
+static DEFINE_IRQ_WORK(bvt_pbs_refill_kick, bvt_pbs_refill_irq);
+
+/* @p, dequeued, is boosted into the class: give it a session if need be. */
+void bvt_pbs_boosted(struct task_struct *p)
+{
+	struct bvt_pbs_state *ps;
+
+	lockdep_assert_irqs_disabled();
+	if (likely(READ_ONCE(p->bvt.se.pbs)))
+		return;
+	ps = this_cpu_xchg(bvt_pbs_spare, NULL);
+	if (!ps)
+		return;
+	if (!bvt_pbs_link(p, ps))
+		kfree_rcu(ps, rcu);
+	irq_work_queue(&bvt_pbs_refill_kick);
+}
+
+static int __init bvt_pbs_spares_init(void)
+{
+	schedule_work(&bvt_pbs_refill_work);
+	return 0;
+}
+late_initcall(bvt_pbs_spares_init);
+
+static int bvt_pbs_sessions_handler(const struct ctl_table *table, int write,
+				    void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table t = *table;
+	unsigned long nr = atomic_long_read(&bvt_pbs_nr_sessions);
+
+	t.data = &nr;
+	return proc_doulongvec_minmax(&t, write, buffer, lenp, ppos);
 }
 
 /*
@@ -931,6 +1078,13 @@ static struct ctl_table bvt_pbs_sysctls[] = {
 		.maxlen		= 8,
 		.mode		= 0644,
 		.proc_handler	= bvt_pbs_select_handler,
+	},
+	{
+		/* read only: the PBS sessions of threads that are not dead */
+		.procname	= "sched_bvt_pbs_sessions",
+		.maxlen		= sizeof(unsigned long),
+		.mode		= 0444,
+		.proc_handler	= bvt_pbs_sessions_handler,
 	},
 	{
 		.procname	= "sched_bvt_pbs_switch_ns",

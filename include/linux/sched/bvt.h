@@ -64,7 +64,7 @@ struct sched_bvt_entity {
 	/* rq clock when it last began to wait for its CPU */
 	u64				wait_start;
 	/* in bvt_rq::warp_waiting while its warp waits for U to pass */
-	struct list_head		warp_wait;
+	struct rb_node			warp_node;
 	/* its own, as set with sched_setattr(2) and returned by getattr */
 	struct sched_bvt_params		params;
 	/* its own merged with its PI donor's, while boosted */

@@ -181,13 +181,16 @@ struct sched_bvt_coop {
  * longer than deadline - start, or a window of more than
  * SCHED_BVT_TC_SPAN_MAX.  Only a SCHED_BVT thread may ask.  Without
  * CAP_SYS_NICE, a constraint is accepted only if its user then holds at
- * most 4 of the CPU's 16 and they need at most half its free time.
+ * most 4 of the CPU's 16 and they need at most half its free time, and it
+ * gives way to a privileged claim (a reservation, or a constraint begun
+ * with CAP_SYS_NICE) that needs its time: it then loses its guarantee.
  * BVT_CTL_TC_END, struct sched_bvt_tc (@pid 0): end the caller's
  * constraint, whatever its policy is by now; @time_taken is the caller's
  * run time from its begin (or its start, if later; 0 before the start) to
  * now, ns.  SCHED_BVT_TC_MISSED: it ended past its deadline, or lost its
  * guarantee (its thread left SCHED_BVT, an affinity change took its CPU
- * away, the CPU went offline).  ENOENT if none; EINVAL if the struct's
+ * away, the CPU went offline, a privileged claim took its place).
+ * ENOENT if none; EINVAL if the struct's
  * flags are not 0 on the way in.
  *
  * Quality-assuring scheduling (QAS, DROPS): a periodic thread holds a

@@ -16,12 +16,15 @@
  *    looks at in a pick;
  *  - /proc/<pid>/sched shows a thread's session;
  *  - the mode changes back and forth under load without losing a thread;
- *  - the tunables refuse what is out of their bounds.
+ *  - the tunables refuse what is out of their bounds;
+ *  - sched_setattr() on zombies, of any policy, leaves no session behind.
  */
 #include "bvt_util.h"
 #include "pbs_sim.h"
 
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 
 #include "../kselftest_harness.h"
 
@@ -31,6 +34,7 @@
 #define SWITCH		"/proc/sys/kernel/sched_bvt_pbs_switch_ns"
 #define EPSILON		"/proc/sys/kernel/sched_bvt_pbs_epsilon"
 #define SELECT		"/proc/sys/kernel/sched_bvt_pbs_select"
+#define SESSIONS	"kernel/sched_bvt_pbs_sessions"
 
 /*
  * Completion times may differ from the simulation's by the tick the
@@ -546,6 +550,79 @@ TEST_F(pbs, tunables_refuse_what_is_out_of_bounds)
 	ASSERT_EQ(0, write_file(MODE, "pbs"));
 	ASSERT_EQ(0, read_text(MODE, buf, sizeof(buf)));
 	EXPECT_STREQ("pbs", buf);
+}
+
+/*
+ * A zombie is past the exit that frees its session: sched_setattr() to
+ * SCHED_BVT on it, a child of another policy or one forked in the class,
+ * by root and by an unprivileged user with RLIMIT_RTPRIO 1, allocates
+ * none that nothing would free.  ZOMBIES children each way; every
+ * session is gone once they are reaped (11 997 of 12 000 were leaked).
+ */
+#define ZOMBIES		200
+
+static int zombies_set(bool in_class)
+{
+	struct sched_attr attr = bvt_attr(0, 0), other = other_attr(0);
+	pid_t pid[ZOMBIES];
+	siginfo_t info;
+	int i, failed = 0;
+
+	if (sys_sched_setattr(0, in_class ? &attr : &other, 0))
+		return -1;
+	for (i = 0; i < ZOMBIES; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0)
+			return -1;
+		if (!pid[i])
+			_exit(0);
+	}
+	for (i = 0; i < ZOMBIES; i++) {
+		/* A zombie, not yet reaped. */
+		if (waitid(P_PID, pid[i], &info, WEXITED | WNOWAIT))
+			return -1;
+		failed += sys_sched_setattr(pid[i], &attr, 0) != 0;
+	}
+	for (i = 0; i < ZOMBIES; i++)
+		waitpid(pid[i], NULL, 0);
+	return failed;
+}
+
+/* In a child: root's zombies, then, with @unprivileged, uid 65534's. */
+static int zombies_child(bool unprivileged)
+{
+	struct rlimit one = { 1, 1 };
+
+	if (unprivileged && (setrlimit(RLIMIT_RTPRIO, &one) || setgid(65534) ||
+			     setuid(65534)))
+		return 10;
+	return zombies_set(false) < 0 || zombies_set(true) < 0 ? 11 : 0;
+}
+
+TEST_F(pbs, zombies_keep_no_session)
+{
+	unsigned long long before;
+	int status, i;
+	pid_t pid;
+
+	if (access("/proc/sys/" SESSIONS, R_OK))
+		SKIP(return, "no %s", SESSIONS);
+	before = read_sysctl(SESSIONS);
+	/* In children: a thread's own session goes only with it. */
+	for (i = 0; i < 2; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid)
+			_exit(zombies_child(i));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	}
+	/* A reaped child may not have made its last switch yet. */
+	for (i = 0; i < 200 && read_sysctl(SESSIONS) != before; i++)
+		usleep(10000);
+	TH_LOG("sessions: %llu before, %llu after", before,
+	       read_sysctl(SESSIONS));
+	EXPECT_EQ(before, read_sysctl(SESSIONS));
 }
 
 TEST_HARNESS_MAIN

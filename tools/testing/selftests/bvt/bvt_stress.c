@@ -14,7 +14,10 @@
  * QAS sets are made, used, and released, ended, or left to exit, a change
  * of policy and hotplug) and fork children that set their own policy and
  * exit, or that reserve, begin a constraint or make a QAS set and then
- * exit, exec or are killed holding it; meanwhile spinners, one for every
+ * exit, exec or are killed holding it, and set policies on their own
+ * zombies (so does the process with RLIMIT_RTPRIO 1, below), while PI
+ * boosts bring SCHED_OTHER owners into the class with the best-effort
+ * level in PBS mode now and then; meanwhile spinners, one for every
  * two CPUs, take turns of up to 2 s as the strongest BVT threads there are
  * (a warp of 10 s with no limit, or the largest weight) so that the BVT
  * threads beside them starve, one thread flips the class's sysctls, one
@@ -35,9 +38,10 @@
  *  - the unprivileged process never enters SCHED_BVT, and the one with
  *    RLIMIT_RTPRIO does, within the weight of nice 0 and without warp;
  *  - nothing leaks: once every thread and child is gone and every CPU is
- *    back, sched_bvt_rsv_admitted and sched_bvt_re_admitted are what they
- *    were at the start, and each CPU accepts a full set of 16 constraints,
- *    one of them for most of its free time;
+ *    back, sched_bvt_rsv_admitted, sched_bvt_re_admitted and
+ *    sched_bvt_pbs_sessions are what they were at the start, and each CPU
+ *    accepts a full set of 16 constraints, one of them for most of its free
+ *    time;
  *  - the canary waits less than CANARY_MAX_S: the fair server runs the
  *    fair class of a CPU for 50 ms a second, which the canary shares with
  *    the fair threads there (workers between two policies, children, the
@@ -86,6 +90,7 @@
 #define BARRIER_MAX_S	3.0
 #define BARRIER_OFFLINE_MAX_S	CANARY_OFFLINE_MAX_S
 #define REVERSAL_S	0.05
+#define PBS_SESSIONS	"kernel/sched_bvt_pbs_sessions"
 
 struct worker {
 	pthread_t thread;
@@ -100,7 +105,7 @@ static pthread_mutex_t pi[NR_PI];
 static atomic_bool stop;
 static atomic_long calls, mismatches, odd_errors, forks, signals;
 static atomic_long hotplugs, sysctl_flips, unpriv_calls, unpriv_entered;
-static atomic_long strong_turns, coop_calls, coop_taken;
+static atomic_long strong_turns, coop_calls, coop_taken, zombies_set;
 static bool have_coop;	/* coop_poll(2) exists: SCHED_BVT is built */
 static atomic_ulong faulted;	/* what fault_pages() read: keeps the reads */
 static char first_mismatch[256];
@@ -276,6 +281,33 @@ static void fork_child(unsigned int *seed)
 		waitpid(pid, NULL, 0);
 		atomic_fetch_add(&forks, 1);
 	}
+}
+
+/*
+ * A child that exits at once, and a random policy set on it as a zombie:
+ * its exit has freed what it had of the class, and nothing it gets now
+ * may stay (a PBS session allocated for it was never freed).  Returns
+ * whether the call succeeded.
+ */
+static bool zombie_child(unsigned int *seed)
+{
+	struct sched_attr attr = random_attr(seed);
+	siginfo_t info;
+	bool ok = false;
+	pid_t pid;
+
+	if (pick(seed, 2))
+		attr = bvt_attr(0, 0);
+	pid = fork();
+	if (!pid)
+		_exit(0);
+	if (pid < 0)
+		return false;
+	if (!waitid(P_PID, pid, &info, WEXITED | WNOWAIT))
+		ok = !syscall(SYS_sched_setattr, pid, &attr, 0);
+	waitpid(pid, NULL, 0);
+	atomic_fetch_add(&zombies_set, ok);
+	return ok;
 }
 
 /*
@@ -1578,6 +1610,8 @@ static void *worker_main(void *arg)
 		case 11:
 			if (!pick(&seed, 8))
 				fork_child(&seed);
+			else if (!pick(&seed, 8))
+				zombie_child(&seed);
 			break;
 		case 12:
 			fault_pages(&seed);
@@ -2059,7 +2093,9 @@ static void *rt_unpriv_main(void *arg)
 			in_class = (sched_getscheduler(0) &
 				    ~SCHED_RESET_ON_FORK) == SCHED_BVT;
 		}
-		if (pick(&seed, 2))
+		if (!pick(&seed, 16))
+			zombie_child(&seed);
+		else if (pick(&seed, 2))
 			tc_small(&seed);
 		else
 			unpriv_ctl(getppid(), &seed);
@@ -2329,6 +2365,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 				.sa_flags = SA_BVT_WARP | SA_RESTART };
 	int report[2], i, r, cpu, nr_strong, tc_leaks = 0;
 	unsigned long long rsv_start, rsv_end, re_start, re_end;
+	unsigned long long pbs_start = 0, pbs_end = 0;
+	bool have_pbs = !access("/proc/sys/" PBS_SESSIONS, R_OK);
 	double wait_other, wait_offline;
 	pthread_t flush;
 	long v[2];
@@ -2358,6 +2396,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	ASSERT_EQ(dead_pid, waitpid(dead_pid, NULL, 0));
 	rsv_start = read_sysctl("kernel/sched_bvt_rsv_admitted");
 	re_start = read_sysctl("kernel/sched_bvt_re_admitted");
+	if (have_pbs)
+		pbs_start = read_sysctl(PBS_SESSIONS);
 	nr_workers = 2 * nr_cpus > MAX_WORKERS ? MAX_WORKERS : 2 * nr_cpus;
 	nr_strong = nr_cpus / 2 > MAX_STRONG ? MAX_STRONG : nr_cpus / 2 ?: 1;
 	for (i = 0; i < (int)NR_KNOBS; i++)
@@ -2447,6 +2487,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	}
 	rsv_end = settle("kernel/sched_bvt_rsv_admitted", rsv_start);
 	re_end = settle("kernel/sched_bvt_re_admitted", re_start);
+	if (have_pbs)
+		pbs_end = settle(PBS_SESSIONS, pbs_start);
 	if (have_rsv)
 		tc_leaks = cpus_with_constraints(_metadata, rsv_start != 0);
 
@@ -2507,6 +2549,9 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	       rsv_start, rsv_end);
 	TH_LOG("sched_bvt_re_admitted %llu at the start, %llu at the end",
 	       re_start, re_end);
+	TH_LOG("%ld policies set on zombies", atomic_load(&zombies_set));
+	TH_LOG("sched_bvt_pbs_sessions %llu at the start, %llu at the end",
+	       pbs_start, pbs_end);
 	report_canary_gap(_metadata);
 	if (atomic_load(&barriers))
 		TH_LOG("%ld membarrier(MEMBARRIER_CMD_GLOBAL), the longest %.3f s",
@@ -2536,6 +2581,8 @@ TEST_F_TIMEOUT(stress, run, 86400)
 	EXPECT_EQ(0, atomic_load(&cs->bad));
 	EXPECT_EQ(rsv_start, rsv_end);
 	EXPECT_EQ(re_start, re_end);
+	EXPECT_EQ(pbs_start, pbs_end);
+	EXPECT_LT(0, atomic_load(&zombies_set));
 	EXPECT_EQ(0, tc_leaks);
 	/* The stress did make what it was to let go of. */
 	if (have_rsv) {

@@ -961,6 +961,142 @@ TEST_F(tc, a_constraint_elsewhere_does_not_hold_a_cpu_up)
 	usleep(100 * 1000);
 }
 
+/*
+ * An unprivileged constraint keeps nothing from a privileged claim: uid
+ * 65534 (RLIMIT_RTPRIO 1) begins 3.8 s in the next 9.5 s, within its half
+ * of the free time, and sleeps; root's 6/10 ms reservation on that CPU is
+ * granted (it was EBUSY until the constraint ended, and END_PREV renewed
+ * it for ever) and the constraint ends missed.  So does the next one, as
+ * a constraint of root's that needs its time is accepted.
+ */
+static int sleeper_child(int ready, int go)
+{
+	struct rlimit one = { 1, 1 };
+	struct sched_attr attr = bvt_attr(0, 0);
+	struct sched_bvt_tc tc;
+	unsigned long long t;
+	char c;
+	int i;
+
+	if (setrlimit(RLIMIT_RTPRIO, &one) || setgid(65534) || setuid(65534))
+		return 10;
+	if (pin_self(test_cpu()) || sys_sched_setattr(0, &attr, 0))
+		return 11;
+	for (i = 0; i < 2; i++) {
+		t = now_ns();
+		c = tc_begin(t, 3800 * MS, t + 9500 * MS, 0, &tc) == 1;
+		if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+			return 12;
+		if (tc_end(&tc))
+			return 13;
+		if (!(tc.flags & SCHED_BVT_TC_MISSED))
+			return 20 + i;
+	}
+	return 0;
+}
+
+TEST_F(tc, a_reservation_takes_an_unprivileged_constraints_place)
+{
+	struct sched_attr attr = bvt_attr(0, 0), other = other_attr(0);
+	int ready[2], go[2], status;
+	struct sched_bvt_rsv r;
+	struct sched_bvt_tc tc;
+	unsigned long long t;
+	struct spin y;
+	long ret;
+	pid_t pid;
+	char c;
+
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		_exit(sleeper_child(ready[1], go[0]));
+	}
+	close(ready[1]);
+	close(go[0]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(1, c);
+	ASSERT_EQ(0, start_spin(&y, test_cpu(), bvt_attr(0, 0)));
+	EXPECT_EQ(0, reserve(y.tid, 6 * MS, 10 * MS, &r))
+		TH_LOG("reserve: %s", strerror(errno));
+	EXPECT_EQ(test_cpu(), r.cpu);
+	bvt_ctl(BVT_CTL_RELEASE, y.tid, NULL, 0);
+	stop_spin(&y);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(1, c);
+	ASSERT_EQ(0, pin_self(test_cpu()));
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	t = now_ns();
+	/* 7 s of the 8.1 s free: not beside the child's 3.8 s. */
+	ret = tc_begin(t, 7000 * MS, t + 9000 * MS, 0, &tc);
+	tc_end(&tc);
+	ASSERT_EQ(0, sys_sched_setattr(0, &other, 0));
+	ASSERT_EQ(0, become_controller());
+	ASSERT_EQ(0, pin_self(0));
+	EXPECT_EQ(1, ret);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	close(ready[0]);
+	close(go[1]);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * sched_setattr(2) with SCHED_FLAG_KEEP_PARAMS keeps the policy, whatever
+ * policy it names: the thread stays in SCHED_BVT with its reservation, its
+ * accepted constraint (met, not lost) and its QAS set.  (Before, the call
+ * ended them all and left the thread in the class.)
+ */
+TEST_F(tc, keep_params_keeps_the_plan)
+{
+	struct sched_attr attr = bvt_attr(0, 0), other = other_attr(0);
+	struct sched_attr keep = { .size = SCHED_ATTR_SIZE_VER0,
+				   .sched_policy = SCHED_OTHER,
+				   .sched_flags = SCHED_FLAG_KEEP_PARAMS };
+	struct sched_bvt_qas q = { .size = sizeof(q), .period = 100 * MS };
+	struct sched_bvt_qas_part part = { .size = sizeof(part),
+					   .amount = 10 * MS };
+	struct sched_bvt_rsv r = { .size = sizeof(r) };
+	struct sched_bvt_tc tc;
+	unsigned long long t;
+	bool qas;
+
+	ASSERT_EQ(0, pin_self(test_cpu()));
+	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
+	ASSERT_EQ(0, reserve(0, 1 * MS, 10 * MS, NULL));
+	t = now_ns();
+	ASSERT_EQ(1, tc_begin(t, 5 * MS, t + 1000 * MS, 0, &tc));
+	EXPECT_EQ(0, sys_sched_setattr(0, &keep, 0));
+	EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+	EXPECT_EQ(0, bvt_ctl(BVT_CTL_GET_RSV, 0, &r, 0))
+		TH_LOG("GET_RSV: %s", strerror(errno));
+	EXPECT_EQ(0, tc_end(&tc));
+	EXPECT_EQ(SCHED_BVT_TC_ENDED, tc.flags);
+	EXPECT_EQ(0, bvt_ctl(BVT_CTL_RELEASE, 0, NULL, 0));
+
+	qas = !bvt_ctl(BVT_CTL_QAS_PERIOD, 0, &q, 0);
+	if (qas) {
+		ASSERT_EQ(0, bvt_ctl(BVT_CTL_QAS_RESERVE, 0, &part, 0));
+		EXPECT_EQ(0, sys_sched_setattr(0, &keep, 0));
+		EXPECT_EQ(SCHED_BVT, sched_getscheduler(0));
+		q = (struct sched_bvt_qas){ .size = sizeof(q) };
+		EXPECT_EQ(0, bvt_ctl(BVT_CTL_QAS_GET, 0, &q, 0))
+			TH_LOG("QAS_GET: %s", strerror(errno));
+		EXPECT_EQ(1, q.nr_parts);
+		EXPECT_EQ(0, bvt_ctl(BVT_CTL_QAS_END, 0, NULL, 0));
+	}
+	ASSERT_EQ(0, sys_sched_setattr(0, &other, 0));
+	ASSERT_EQ(0, become_controller());
+	ASSERT_EQ(0, pin_self(0));
+}
+
 /* A thread may release its own reservation without CAP_SYS_NICE. */
 TEST_F(tc, releasing_ones_own_reservation_needs_no_privilege)
 {

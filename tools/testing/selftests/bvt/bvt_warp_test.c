@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 
 #include "../kselftest_harness.h"
@@ -449,6 +450,163 @@ TEST_F(warp, remote_changes_race_the_limit_timer)
 	EXPECT_EQ(0, hogs[0].err);
 	EXPECT_GT(hogs[1].cpu_s, 0.1 * STORM_S / 2);
 	EXPECT_LE(share, 0.8);
+}
+
+/*
+ * Deferred warps wait in a tree by when each may warp: an expiry of the
+ * CPU's warp timer looks at the threads whose wait ends then, not at
+ * every thread that waits (it walked them all with interrupts off, a cost
+ * any user could grow by forking warped threads, W being inherited).  A
+ * crowd of CPU-bound threads on the test CPU, each warped by 10 ms with
+ * L = 10 us and U = 500 ms, so that nearly all of them wait for U at any
+ * time: the median duration of an expiry, from the timer events of a
+ * trace instance, is about the same with CROWD_BIG of them
+ * as with CROWD_SMALL (0.65 to 1.0 times; within CROWD_RATIO).  Walking
+ * them all, it grew with their number: 4 times with 3000 under TCG, and
+ * as the expiries come n / U a second, their cost in all grew as n^2.
+ */
+#define CROWD_SMALL	10
+#define CROWD_BIG	2000
+#define CROWD_RATIO	2.0
+#define WARP_INSTANCE	TRACEFS "/instances/bvt_warp_test"
+
+struct crowd {
+	pthread_t thread;
+	pid_t tid;
+	atomic_int *ready;
+	atomic_bool *go, *stop;
+};
+
+/* Spins from go to stop; its policy is set from outside meanwhile. */
+static void *crowd_main(void *arg)
+{
+	struct sched_attr other = other_attr(0);
+	struct crowd *c = arg;
+
+	/* Not the controller's SCHED_FIFO, spinning on the test CPU. */
+	sys_sched_setattr(0, &other, 0);
+	c->tid = gettid();
+	pin_self(test_cpu());
+	atomic_fetch_add(c->ready, 1);
+	while (!atomic_load(c->go))
+		usleep(1000);
+	while (!atomic_load_explicit(c->stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static void instance_write(const char *file, const char *what)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), WARP_INSTANCE "/%s", file);
+	write_file(path, what);
+}
+
+static int cmp_us(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Run @n warped threads for 1 s; the median duration of a warp timer
+ * expiry on the test CPU (us), and how many there were; -1: no trace.
+ */
+static double crowd_expiry_us(int n, int *nr)
+{
+	struct sched_attr attr = bvt_warp_attr(10 * MS, 10000, 500 * MS);
+	static double dur[20000];
+	char line[512], ptr[32] = "";
+	double t, start = 0, median_us = -1;
+	atomic_bool go = false, stop = false;
+	atomic_int ready = 0;
+	struct crowd *c = calloc(n, sizeof(*c));
+	pthread_attr_t pa;
+	const char *at;
+	FILE *f;
+	int i;
+
+	*nr = 0;
+	/*
+	 * Every CPU: the warp timer is not pinned, and on a nohz_full test
+	 * CPU it expires on a housekeeping one.
+	 */
+	if (mkdir(WARP_INSTANCE, 0755) && errno != EEXIST)
+		return -1;
+	instance_write("events/timer/hrtimer_expire_entry/enable", "1");
+	instance_write("events/timer/hrtimer_expire_exit/enable", "1");
+	pthread_attr_init(&pa);
+	pthread_attr_setstacksize(&pa, 64 * 1024);
+	for (i = 0; i < n; i++) {
+		c[i].ready = &ready;
+		c[i].go = &go;
+		c[i].stop = &stop;
+		pthread_create(&c[i].thread, &pa, crowd_main, &c[i]);
+	}
+	pthread_attr_destroy(&pa);
+	while (atomic_load(&ready) < n)
+		usleep(1000);
+	for (i = 0; i < n; i++)
+		sys_sched_setattr(c[i].tid, &attr, 0);
+	atomic_store(&go, true);
+	/* Past the first U, when every thread has warped once. */
+	usleep(700 * 1000);
+	instance_write("trace", "");
+	instance_write("tracing_on", "1");
+	usleep(1000 * 1000);
+	instance_write("tracing_on", "0");
+	atomic_store(&stop, true);
+	for (i = 0; i < n; i++)
+		pthread_join(c[i].thread, NULL);
+	free(c);
+	f = fopen(WARP_INSTANCE "/trace", "r");
+	while (f && fgets(line, sizeof(line), f) && *nr < 20000) {
+		at = strstr(line, ": hrtimer_expire_");
+		if (!at)
+			continue;
+		while (at > line && at[-1] != ' ')
+			at--;
+		if (sscanf(at, "%lf", &t) != 1)
+			continue;
+		if (strstr(line, "function=bvt_warp_timer_fn")) {
+			at = strstr(line, "hrtimer=");
+			if (at && sscanf(at, "hrtimer=%31s", ptr) == 1)
+				start = t;
+		} else if (*ptr && strstr(line, "hrtimer_expire_exit") &&
+			   strstr(line, ptr) && start) {
+			dur[(*nr)++] = (t - start) * 1e6;
+			start = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+	instance_write("events/timer/hrtimer_expire_entry/enable", "0");
+	instance_write("events/timer/hrtimer_expire_exit/enable", "0");
+	rmdir(WARP_INSTANCE);
+	if (*nr) {
+		qsort(dur, *nr, sizeof(double), cmp_us);
+		median_us = dur[*nr / 2];
+	}
+	return median_us;
+}
+
+TEST_F_TIMEOUT(warp, an_expiry_costs_what_ends_then, 120)
+{
+	double small, big;
+	int nr_small, nr_big;
+
+	if (access(TRACEFS "/instances", F_OK))
+		SKIP(return, "no tracefs at " TRACEFS);
+	small = crowd_expiry_us(CROWD_SMALL, &nr_small);
+	big = crowd_expiry_us(CROWD_BIG, &nr_big);
+	TH_LOG("warp timer expiry, median: %d threads %.1f us (of %d),",
+	       CROWD_SMALL, small, nr_small);
+	TH_LOG("  %d threads %.1f us (of %d)", CROWD_BIG, big, nr_big);
+	ASSERT_LT(0, nr_small);
+	ASSERT_LT(0, nr_big);
+	EXPECT_LT(big, CROWD_RATIO * small);
 }
 
 TEST(sa_bvt_warp_is_known)
