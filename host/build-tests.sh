@@ -13,6 +13,12 @@ make -C "$SRC/tools/testing/selftests/bvt" -s \
 mkdir -p "$BUILD/bin"
 make -C "$SRC/tools/sched" -s OUTPUT="$BUILD/bin/" \
 	KHDR_INCLUDES="-isystem $OBJ/usr/include"
+# cyclictest's policy shim, for make demo's latency harness (run once by
+# make check too).
+if [ ! "$BUILD/bin/latency_shim.so" -nt "$TOP/repro/latency_shim.c" ]; then
+	gcc -O2 -Wall -shared -fPIC -isystem "$OBJ/usr/include" \
+		-o "$BUILD/bin/latency_shim.so" "$TOP/repro/latency_shim.c"
+fi
 # bvt-rtkit, the RealtimeKit1 service, and its D-Bus and systemd files.
 make -C "$TOP/tools/sched/rtkit" -s OUTPUT="$BUILD/bin/" \
 	KHDR_INCLUDES="-isystem $OBJ/usr/include"

@@ -43,6 +43,31 @@ run_tests() {
 	done
 }
 
+# make demo's latency harness at its heaviest load, one short cell of each
+# of its policies, into demo_latency.tap: a demo that cannot start its
+# hogs on a slower machine fails here first.
+demo_latency() {
+	local json=$out/demo_latency.json rc
+
+	echo "running the demo's latency harness at 64 hogs a vCPU" >&2
+	timeout 900 python3 "$top/repro/latency.py" \
+		--shim "$build/bin/latency_shim.so" --loads 64 \
+		--policies other,fifo,bvt-warped --seconds 1 --runs 1 \
+		--out "$json" >"$out/demo_latency.log" 2>&1
+	rc=$?
+	{
+		echo "1..1"
+		if [ $rc = 0 ] && python3 -c 'import json, sys
+sys.exit(len(json.load(open(sys.argv[1]))["runs_data"]) != 3)' "$json"; then
+			echo "ok 1 make demo's latency cells at 64 hogs a vCPU finish"
+		else
+			echo "not ok 1 make demo's latency cells at 64 hogs a vCPU finish (exit $rc)"
+			tail -5 "$out/demo_latency.log" | sed 's/^/# /'
+		fi
+	} >"$out/demo_latency.tap"
+	echo 0 >"$out/demo_latency.rc"
+}
+
 # Every selftest again while scx_simple runs every SCHED_NORMAL task (but
 # bvt_scx_test, which loads schedulers itself), into scx_simple+<name>.tap,
 # and whether it stayed loaded throughout into scx_simple.tap.
@@ -87,6 +112,7 @@ check)
 	# bvt-rtkit, not part of the kernel's series, on a private bus.
 	run_tests "" "$top/tools/sched/rtkit/bvt_rtkit_test.sh"
 	# Once, in the first boot.
+	[ "$(nproc)" = 2 ] && demo_latency
 	[ "$(nproc)" = 2 ] && scx_pass
 	# Last: it takes CPUs offline and flips the sysctls while it runs.
 	[ -e "$bin/bvt_stress" ] && stress 30

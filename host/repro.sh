@@ -86,11 +86,6 @@ if [ ! "$BUILD/bin/qas_player" -nt "$TOP/repro/qas_player.c" ] ||
 		-o "$BUILD/bin/qas_player" "$TOP/repro/qas_player.c" \
 		$(pkg-config --cflags --libs libavformat libavcodec libavutil)
 fi
-if [ ! "$BUILD/bin/latency_shim.so" -nt "$TOP/repro/latency_shim.c" ]; then
-	step "building cyclictest's policy shim"
-	gcc -O2 -Wall -shared -fPIC -isystem "$OBJ/usr/include" \
-		-o "$BUILD/bin/latency_shim.so" "$TOP/repro/latency_shim.c"
-fi
 clip=$(make_clip)
 # The adaptive players' layers: intra-only QCIF frames, any of which
 # decodes alone.

@@ -5,7 +5,7 @@ A policy is a dict, e.g. {"policy": "bvt", "warp_ms": 20}; apply(pid, p)
 sets it on pid (0: the caller).  Keys: policy (other, fifo, rr, deadline,
 bvt), nice, prio (fifo, rr), runtime_ms/deadline_ms/period_ms (deadline; runtime_ms
 alone on "other" is 6.12's custom slice), weight, warp_ms, limit_ms,
-unwarp_ms, reserved (bvt).
+unwarp_ms, reserved (bvt), reset_on_fork (any).
 """
 import ctypes
 import os
@@ -13,6 +13,7 @@ import os
 SYS_SCHED_SETATTR = 314  # x86_64
 SCHED_OTHER, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE, SCHED_BVT = 0, 1, 2, 6, 8
 SCHED_BVT_FLAG_WARP, SCHED_BVT_FLAG_RESERVED = 0x1, 0x2
+SCHED_FLAG_RESET_ON_FORK = 0x1
 MS = 1000000
 
 
@@ -46,6 +47,8 @@ def attr_of(p):
     a = SchedAttr(size=ctypes.sizeof(SchedAttr))
     kind = p.get("policy", "other")
     a.sched_nice = p.get("nice", 0)
+    if p.get("reset_on_fork"):
+        a.sched_flags |= SCHED_FLAG_RESET_ON_FORK
     if kind == "other":
         a.sched_policy = SCHED_OTHER
         a.sched_runtime = int(p.get("runtime_ms", 0) * MS)
