@@ -729,6 +729,13 @@ static void *ordered_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Three members with events 3, 1, 2 run in whole runs, most important
+ * first.  The turn is 1 s: a vCPU stall charged to one member (TCG's
+ * reach the default turn, 10 ms, on 4 vCPUs) would put it a turn ahead of
+ * the member that waits, and the share rule would police it and let that
+ * one run.
+ */
 TEST_F(coop, events_run_most_important_first)
 {
 	static const unsigned int prio[] = { 3, 1, 2 };
@@ -738,6 +745,7 @@ TEST_F(coop, events_run_most_important_first)
 	atomic_int seq = 0;
 
 	controller();
+	set_period(1000 * MS);
 	pthread_barrier_init(&barrier, NULL, 3);
 	for (i = 0; i < 3; i++) {
 		o[i] = (struct ordered){ .priority = prio[i],
@@ -749,6 +757,7 @@ TEST_F(coop, events_run_most_important_first)
 		pthread_join(o[i].thread, NULL);
 		EXPECT_EQ(0, o[i].err);
 	}
+	restore_period();
 	ASSERT_EQ(3 * N_RUNS, atomic_load(&seq));
 	for (i = 0; i < 3 * N_RUNS; i++) {
 		int got = order[i];
