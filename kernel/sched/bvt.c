@@ -1437,6 +1437,15 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 	if (!rq->bvt.nr_running)
 		return NULL;
 
+	/*
+	 * A wake-up that preempts leaves the rq clock where the waker read
+	 * it (rq_clock_skip_update()), and the pick starts the next thread's
+	 * run from there: from another CPU, the wait for the IPI would be
+	 * charged to the slot or constraint the plan runs it in.  On a
+	 * nohz_full CPU every timer of its threads fires elsewhere.
+	 */
+	if (unlikely(bvt_plan_busy(&rq->bvt)))
+		update_rq_clock(rq);
 	update_curr_bvt(rq);
 	se = bvt_pick_top(&rq->bvt, bvt_ext_ceding(rq));
 	if (!se)

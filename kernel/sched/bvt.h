@@ -327,6 +327,7 @@ enum bvt_plan_by {
 	BVT_PLAN_RSV,		/* its reserved slot */
 	BVT_PLAN_TC,		/* its accepted constraint, in free time */
 	BVT_PLAN_QAS,		/* its QAS part */
+	BVT_PLAN_ENDED,		/* its constraint, which it has just ended */
 };
 
 /* The most slots a plan may have (ENOSPC beyond). */
@@ -400,7 +401,7 @@ struct bvt_plan_level {
 	/*
 	 * What the last pick of the class chose by the plan (NULL: the
 	 * tree), and by what the chosen and the running one run:
-	 * BVT_PLAN_RSV, BVT_PLAN_TC or BVT_PLAN_QAS.
+	 * BVT_PLAN_RSV, BVT_PLAN_TC, BVT_PLAN_QAS or BVT_PLAN_ENDED.
 	 */
 	struct bvt_entity		*next;
 	enum bvt_plan_by		next_by;

@@ -1554,8 +1554,9 @@ static void bvt_plan_picked(struct bvt_level *lv, struct bvt_entity *se)
 /*
  * Charge @delta ns that @curr ran by the plan to what it ran by: its
  * reserved time, or its constraint's free time (not its QAS part's, which
- * counts its thread's run time).  None of them advances its virtual time,
- * so that it shares the rest of the CPU as the BVT thread it is.
+ * counts its thread's run time, nor a constraint it has just ended).  None
+ * of them advances its virtual time, so that it shares the rest of the CPU
+ * as the BVT thread it is.
  */
 static void bvt_plan_charge(struct bvt_level *lv, struct bvt_entity *curr,
 			    u64 delta)
@@ -1577,6 +1578,7 @@ static void bvt_plan_charge(struct bvt_level *lv, struct bvt_entity *curr,
 			tc->left -= min(tc->left, delta);
 		break;
 	case BVT_PLAN_QAS:
+	case BVT_PLAN_ENDED:
 		break;
 	}
 }
@@ -2437,6 +2439,20 @@ static bool bvt_tc_try(struct bvt_tc *tc, int cpu, u64 estimate, bool evict)
 }
 
 /*
+ * The caller, which runs on @rq by its constraint, ends it: it runs on by
+ * the plan until it is picked anew, at the end of its bvt_ctl(), so that
+ * it does not wait behind the threads the constraint ran it before, but
+ * by nothing that is charged.  Its next constraint, which it may begin in
+ * the same call in the same state, is charged from its start.
+ */
+static void bvt_tc_ended_running(struct rq *rq)
+{
+	update_rq_clock(rq);
+	update_curr_bvt(rq);
+	rq->bvt.pl.curr_by = BVT_PLAN_ENDED;
+}
+
+/*
  * Take @tc off the CPU it is accepted on, if it is: @missed, it lost its
  * guarantee.  A plan kept for constraints alone may end with it.  Not
  * under an rq lock; by @tc's thread, by bvt_task_dead() after it, or
@@ -2463,6 +2479,8 @@ static bool bvt_tc_dequeue(struct bvt_tc *tc, bool missed)
 	if (tc->cpu == cpu) {
 		runs = bvt_tc_runs(rq, tc);
 		if (self) {
+			if (runs)
+				bvt_tc_ended_running(rq);
 			__bvt_tc_unqueue(rq, tc, missed);
 		} else {
 			bvt_tc_unqueue(rq, tc, missed);
