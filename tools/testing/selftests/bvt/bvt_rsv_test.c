@@ -910,7 +910,6 @@ TEST_F(rsv, spread_over_cpus)
 	usleep(100 * 1000);
 }
 
-#define TRACEFS		"/sys/kernel/tracing"
 #define SLOT_EVENT	TRACEFS "/events/sched_bvt/sched_bvt_rsv_slot/enable"
 
 /* Changes of slot that @cpu's plan made in @ms, from the slot tracepoint. */

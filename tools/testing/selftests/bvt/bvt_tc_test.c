@@ -763,7 +763,6 @@ TEST_F_TIMEOUT(tc, a_constraint_that_sleeps_in_it_is_met, 60)
 	run_sleeper(_metadata, &c);
 }
 
-#define TRACEFS		"/sys/kernel/tracing"
 #define MISS_EVENT	TRACEFS "/events/sched_bvt/sched_bvt_tc_miss/enable"
 #define PREV_TRIES	5
 

@@ -258,6 +258,9 @@ static inline int become_controller(void)
 	return sched_setscheduler(0, SCHED_FIFO, &sp);
 }
 
+/* Where the tests read the class's tracepoints. */
+#define TRACEFS		"/sys/kernel/tracing"
+
 /* The reserved share that admission holds, in ppb: 0 with none. */
 #define RSV_ADMITTED	"kernel/sched_bvt_rsv_admitted"
 #define ALLOWANCE	"kernel/sched_bvt_allowance_ns"

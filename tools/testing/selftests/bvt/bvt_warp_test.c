@@ -21,7 +21,6 @@
 #include "../kselftest_harness.h"
 
 #define MS		NSEC_PER_MSEC
-#define TRACEFS		"/sys/kernel/tracing"
 
 /* Median wake-up delay of @pr among two CPU-bound BVT peers. */
 static double periodic_delay(struct __test_metadata *_metadata,
