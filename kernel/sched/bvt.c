@@ -685,18 +685,19 @@ static void bvt_charge(struct bvt_entity *se, s64 delta)
 
 #ifdef CONFIG_SCHED_CLASS_EXT
 /*
- * While a sched_ext scheduler runs every SCHED_NORMAL task, the fair
- * server has no fair task to serve, and nothing would keep CPU-bound BVT
- * threads from starving sched_ext's tasks (the kernel's threads among
- * them) until its watchdog ejects the scheduler.  The class gives way by
- * the fair server's parameters instead: in each of its periods, BVT
+ * The fair server serves no sched_ext task: one that waits for CPU-bound
+ * BVT threads (any task a scheduler runs, SCHED_NORMAL or SCHED_EXT, and
+ * one on its way in or out as the scheduler loads or unloads) would starve
+ * until the watchdog ejects the scheduler, or for good where a CPU hotplug
+ * waits for it and the load or unload for the hotplug.  The class gives
+ * way by the fair server's parameters instead: in each of its periods, BVT
  * threads keep sched_ext's tasks of a CPU waiting for at most the period
  * less the server's runtime, then leave the CPU to them until the period
  * ends, as RT throttling holds back RT tasks.
  */
 static inline bool bvt_ext_waiting(struct rq *rq)
 {
-	return scx_switched_all() && rq->scx.nr_running;
+	return scx_enabled() && rq->scx.nr_running;
 }
 
 static inline bool bvt_ext_ceding(struct rq *rq)
@@ -785,7 +786,7 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
-	if (scx_switched_all())
+	if (scx_enabled())
 		bvt_ext_charge(rq, delta_exec);
 	if (unlikely(bvt_plan_curr(&rq->bvt) == &bt->se)) {
 		/* Time granted by the plan is not part of its run in A. */

@@ -7,7 +7,8 @@
  * SCHED_FIFO controller:
  *  - BVT threads stay above sched_ext's tasks, and a CPU-bound one leaves
  *    them the fair server's share (sched-bvt.rst, "sched_ext"), with the
- *    scheduler still loaded at the end;
+ *    scheduler still loaded at the end, and so under a scheduler that
+ *    runs only SCHED_EXT tasks;
  *  - a warped thread among sched_ext's CPU-bound tasks keeps its wake-up
  *    latency, and a reserved one its reservation, in every window of its
  *    period as constraints are met while the class gives way;
@@ -26,6 +27,9 @@
 #include "../kselftest_harness.h"
 
 #define MS		1000000ULL
+#ifndef SCHED_EXT
+#define SCHED_EXT	7
+#endif
 #define SCX_STATE	"/sys/kernel/sched_ext/state"
 /* Loading verifies the BPF programs: seconds under TCG. */
 #define SCX_LOAD_S	60
@@ -164,6 +168,47 @@ TEST_F_TIMEOUT(scx, bvt_leaves_sched_ext_the_fair_share, 120)
 	ext = hog_share(hogs, 2, 1);
 	printf("# BVT %.0f ms, sched_ext %.0f ms: share %.3f\n",
 	       hogs[0].cpu_s * 1e3, hogs[1].cpu_s * 1e3, ext);
+	EXPECT_GE(ext, 0.025);
+	EXPECT_LE(ext, 0.12);
+	EXPECT_TRUE(scx_state_is("enabled"));
+}
+
+static double ext_enabled;
+
+/* Sleep out the run, then see that the last hog runs in sched_ext. */
+static void sleep_then_see_ext(struct hog *hogs, int n, unsigned int ms)
+{
+	usleep(ms * 1000);
+	ext_enabled = proc_sched_field(hogs[n - 1].tid, "ext.enabled");
+}
+
+/*
+ * The same under scx_qmap -p (SCX_OPS_SWITCH_PARTIAL), which runs only
+ * SCHED_EXT tasks: a CPU-bound BVT thread and a CPU-bound SCHED_EXT one
+ * on one CPU for 3 s.  The fair server serves no SCHED_EXT task; the
+ * class gives way to it as to a scheduler that runs every task: between
+ * 2.5 % and 12 %.  A class that gave way only to a scheduler that had
+ * switched every task left it nothing, as it did every task a scheduler
+ * moves in or out while it loads or unloads.
+ */
+TEST_F_TIMEOUT(scx, bvt_leaves_a_partial_schedulers_tasks_their_share, 120)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = other_attr(0), .cpu = test_cpu() },
+	};
+	double ext;
+
+	hogs[1].attr.sched_policy = SCHED_EXT;
+	ASSERT_EQ(0, become_controller());
+	self->sched = scx_load("scx_qmap", "-p", "/dev/null");
+	ASSERT_LT(0, self->sched);
+	ASSERT_EQ(0, run_hogs_during(hogs, 2, 3000, sleep_then_see_ext));
+	ext = hog_share(hogs, 2, 1);
+	printf("# BVT %.0f ms, SCHED_EXT %.0f ms: share %.3f\n",
+	       hogs[0].cpu_s * 1e3, hogs[1].cpu_s * 1e3, ext);
+	/* In sched_ext, not the fair class, whose server would serve it. */
+	EXPECT_EQ(1, ext_enabled);
 	EXPECT_GE(ext, 0.025);
 	EXPECT_LE(ext, 0.12);
 	EXPECT_TRUE(scx_state_is("enabled"));
