@@ -792,10 +792,12 @@ TEST_F(rsv, constraint_ends)
 	ASSERT_EQ(0, sys_sched_setattr(0, &attr, 0));
 
 	/*
-	 * END_PREV: 2 ms run in the first, its time returned by the next.
-	 * The kernel's count takes in the two calls' own run time: up to
-	 * 1.05 ms under TCG on a slower host, and a host stall now and then:
-	 * one of three tries within 1.5 ms.
+	 * END_PREV: 2 ms run in the first, its time returned by the next,
+	 * which ends it met.  The kernel's count takes in the two calls' own
+	 * run time: up to 1.05 ms under TCG on a slower host, and a host
+	 * stall now and then, which may also carry the run past the deadline
+	 * (12.3 ms of CPU clock for the 2 ms seen once): one of three tries
+	 * met and within 1.5 ms.
 	 */
 	for (i = 0, ok = false; i < 3 && !ok; i++) {
 		ASSERT_EQ(1, tc_begin(3 * MS, 10 * MS, SCHED_BVT_TC_END_PREV,
@@ -805,10 +807,10 @@ TEST_F(rsv, constraint_ends)
 		taken = (clock_s(CLOCK_THREAD_CPUTIME_ID) - cpu0) * 1e3;
 		ASSERT_EQ(1, tc_begin(3 * MS, 10 * MS, SCHED_BVT_TC_END_PREV,
 				      &tc));
-		EXPECT_EQ(SCHED_BVT_TC_ENDED, tc.flags);
-		printf("# END_PREV: %.3f ms taken, CPU clock %.3f ms\n",
-		       tc.time_taken / 1e6, taken);
-		ok = tc.time_taken / 1e6 - taken < 1.5 &&
+		printf("# END_PREV: flags %u, %.3f ms taken, CPU clock %.3f ms\n",
+		       tc.flags, tc.time_taken / 1e6, taken);
+		ok = tc.flags == SCHED_BVT_TC_ENDED &&
+		     tc.time_taken / 1e6 - taken < 1.5 &&
 		     tc.time_taken / 1e6 - taken > -0.5;
 		tc = (struct sched_bvt_tc){ .size = sizeof(tc) };
 		ASSERT_EQ(0, bvt_ctl(BVT_CTL_TC_END, 0, &tc, 0));
