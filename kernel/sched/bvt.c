@@ -712,7 +712,7 @@ static void bvt_ext_charge(struct rq *rq, u64 delta)
 	u64 runtime = READ_ONCE(fs->dl_runtime);
 	u64 now = rq_clock(rq);
 
-	if (!rq->scx.nr_running || !runtime)
+	if (!runtime)
 		return;
 	if (rq->bvt.ext_ceded) {
 		/*
@@ -786,7 +786,7 @@ static void update_curr_bvt(struct rq *rq)
 	delta_exec = update_curr_common(rq);
 	if (unlikely(delta_exec <= 0))
 		return;
-	if (scx_enabled())
+	if (bvt_ext_waiting(rq))
 		bvt_ext_charge(rq, delta_exec);
 	if (unlikely(bvt_plan_curr(&rq->bvt) == &bt->se)) {
 		/* Time granted by the plan is not part of its run in A. */
