@@ -144,6 +144,44 @@ FIXTURE_TEARDOWN(scx)
 	scx_unload(self->sched);
 }
 
+static double ext_enabled;
+
+/* Sleep out the run, then see that the last hog runs in sched_ext. */
+static void sleep_then_see_ext(struct hog *hogs, int n, unsigned int ms)
+{
+	usleep(ms * 1000);
+	ext_enabled = proc_sched_field(hogs[n - 1].tid, "ext.enabled");
+}
+
+/*
+ * Load scheduler @name with @arg, run a CPU-bound BVT thread and a
+ * CPU-bound thread of @policy (which the scheduler runs) on one CPU for
+ * 3 s, and check the latter's share and that the scheduler stays loaded.
+ */
+static void ext_share(struct __test_metadata *_metadata, pid_t *sched,
+		      const char *name, const char *arg, int policy)
+{
+	struct hog hogs[2] = {
+		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
+		{ .attr = other_attr(0), .cpu = test_cpu() },
+	};
+	double ext;
+
+	hogs[1].attr.sched_policy = policy;
+	ASSERT_EQ(0, become_controller());
+	*sched = scx_load(name, arg, "/dev/null");
+	ASSERT_LT(0, *sched);
+	ASSERT_EQ(0, run_hogs_during(hogs, 2, 3000, sleep_then_see_ext));
+	ext = hog_share(hogs, 2, 1);
+	printf("# BVT %.0f ms, sched_ext (policy %d) %.0f ms: share %.3f\n",
+	       hogs[0].cpu_s * 1e3, policy, hogs[1].cpu_s * 1e3, ext);
+	/* In sched_ext, not the fair class, whose server would serve it. */
+	EXPECT_EQ(1, ext_enabled);
+	EXPECT_GE(ext, 0.025);
+	EXPECT_LE(ext, 0.12);
+	EXPECT_TRUE(scx_state_is("enabled"));
+}
+
 /*
  * A CPU-bound BVT thread and a CPU-bound SCHED_OTHER one, which the
  * scheduler runs, on one CPU for 3 s.  Above sched_ext, BVT would take it
@@ -155,63 +193,20 @@ FIXTURE_TEARDOWN(scx)
  */
 TEST_F_TIMEOUT(scx, bvt_leaves_sched_ext_the_fair_share, 120)
 {
-	struct hog hogs[2] = {
-		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
-		{ .attr = other_attr(0), .cpu = test_cpu() },
-	};
-	double ext;
-
-	ASSERT_EQ(0, become_controller());
-	self->sched = scx_load("scx_simple", NULL, "/dev/null");
-	ASSERT_LT(0, self->sched);
-	ASSERT_EQ(0, run_hogs(hogs, 2, 3000));
-	ext = hog_share(hogs, 2, 1);
-	printf("# BVT %.0f ms, sched_ext %.0f ms: share %.3f\n",
-	       hogs[0].cpu_s * 1e3, hogs[1].cpu_s * 1e3, ext);
-	EXPECT_GE(ext, 0.025);
-	EXPECT_LE(ext, 0.12);
-	EXPECT_TRUE(scx_state_is("enabled"));
-}
-
-static double ext_enabled;
-
-/* Sleep out the run, then see that the last hog runs in sched_ext. */
-static void sleep_then_see_ext(struct hog *hogs, int n, unsigned int ms)
-{
-	usleep(ms * 1000);
-	ext_enabled = proc_sched_field(hogs[n - 1].tid, "ext.enabled");
+	ext_share(_metadata, &self->sched, "scx_simple", NULL, SCHED_OTHER);
 }
 
 /*
  * The same under scx_qmap -p (SCX_OPS_SWITCH_PARTIAL), which runs only
- * SCHED_EXT tasks: a CPU-bound BVT thread and a CPU-bound SCHED_EXT one
- * on one CPU for 3 s.  The fair server serves no SCHED_EXT task; the
- * class gives way to it as to a scheduler that runs every task: between
- * 2.5 % and 12 %.  A class that gave way only to a scheduler that had
- * switched every task left it nothing, as it did every task a scheduler
- * moves in or out while it loads or unloads.
+ * SCHED_EXT tasks.  The fair server serves no SCHED_EXT task; the class
+ * gives way to it as to a scheduler that runs every task.  A class that
+ * gave way only to a scheduler that had switched every task left it
+ * nothing, as it did every task a scheduler moves in or out while it
+ * loads or unloads.
  */
 TEST_F_TIMEOUT(scx, bvt_leaves_a_partial_schedulers_tasks_their_share, 120)
 {
-	struct hog hogs[2] = {
-		{ .attr = bvt_attr(0, 0), .cpu = test_cpu() },
-		{ .attr = other_attr(0), .cpu = test_cpu() },
-	};
-	double ext;
-
-	hogs[1].attr.sched_policy = SCHED_EXT;
-	ASSERT_EQ(0, become_controller());
-	self->sched = scx_load("scx_qmap", "-p", "/dev/null");
-	ASSERT_LT(0, self->sched);
-	ASSERT_EQ(0, run_hogs_during(hogs, 2, 3000, sleep_then_see_ext));
-	ext = hog_share(hogs, 2, 1);
-	printf("# BVT %.0f ms, SCHED_EXT %.0f ms: share %.3f\n",
-	       hogs[0].cpu_s * 1e3, hogs[1].cpu_s * 1e3, ext);
-	/* In sched_ext, not the fair class, whose server would serve it. */
-	EXPECT_EQ(1, ext_enabled);
-	EXPECT_GE(ext, 0.025);
-	EXPECT_LE(ext, 0.12);
-	EXPECT_TRUE(scx_state_is("enabled"));
+	ext_share(_metadata, &self->sched, "scx_qmap", "-p", SCHED_EXT);
 }
 
 /*
