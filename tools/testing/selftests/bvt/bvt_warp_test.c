@@ -458,13 +458,18 @@ TEST_F(warp, remote_changes_race_the_limit_timer)
  * any user could grow by forking warped threads, W being inherited).  A
  * crowd of CPU-bound threads on the test CPU, each warped by 10 ms with
  * L = 10 us and U = 500 ms, so that nearly all of them wait for U at any
- * time: the median duration of an expiry, from the timer events of a
- * trace instance, is about the same with CROWD_BIG of them
- * as with CROWD_SMALL (0.65 to 1.0 times; within CROWD_RATIO).  Walking
- * them all, it grew with their number: 4 times with 3000 under TCG, and
- * as the expiries come n / U a second, their cost in all grew as n^2.
+ * time: the median duration of an expiry per thread it warps, from the
+ * timer and warp events of a trace instance, is about the same with
+ * CROWD_BIG of them as with CROWD_SMALL (within CROWD_RATIO).  Per thread
+ * warped, as a timer that fires late (a stalled host) finds more threads
+ * due, and each costs its own tree updates; CROWD_SMALL makes the smaller
+ * median one of some 200 expiries, not of the 20 that 10 threads give.
+ * Walking them all, an expiry grew with their number: 4 times from 10 to
+ * 3000 threads under TCG (some 2.7 times from 100 to 2000 by the same
+ * figures), and as the expiries come n / U a second, their cost in all
+ * grew as n^2.
  */
-#define CROWD_SMALL	10
+#define CROWD_SMALL	100
 #define CROWD_BIG	2000
 #define CROWD_RATIO	2.0
 #define WARP_INSTANCE	TRACEFS "/instances/bvt_warp_test"
@@ -510,22 +515,63 @@ static int cmp_us(const void *a, const void *b)
 }
 
 /*
+ * Add to @dur the duration of each warp timer expiry in @cpu's trace, per
+ * thread it warped: the timer holds the rq lock, so the CPU's warps
+ * between its entry and exit are its own.
+ */
+static void read_expiries(int cpu, double *dur, int *nr, int max)
+{
+	char path[128], line[512], ptr[32] = "";
+	double t, start = 0;
+	int warps = 0;
+	const char *at;
+	FILE *f;
+
+	snprintf(path, sizeof(path), WARP_INSTANCE "/per_cpu/cpu%d/trace", cpu);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f) && *nr < max) {
+		if (start && strstr(line, ": sched_bvt_warp_start:")) {
+			warps++;
+			continue;
+		}
+		at = strstr(line, ": hrtimer_expire_");
+		if (!at)
+			continue;
+		while (at > line && at[-1] != ' ')
+			at--;
+		if (sscanf(at, "%lf", &t) != 1)
+			continue;
+		if (strstr(line, "function=bvt_warp_timer_fn")) {
+			at = strstr(line, "hrtimer=");
+			if (at && sscanf(at, "hrtimer=%31s", ptr) == 1) {
+				start = t;
+				warps = 0;
+			}
+		} else if (*ptr && strstr(line, "hrtimer_expire_exit") &&
+			   strstr(line, ptr) && start) {
+			dur[(*nr)++] = (t - start) * 1e6 / (warps ?: 1);
+			start = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
  * Run @n warped threads for 1 s; the median duration of a warp timer
- * expiry on the test CPU (us), and how many there were; -1: no trace.
+ * expiry per thread it warped (us), and how many expiries there were;
+ * -1: no trace.
  */
 static double crowd_expiry_us(int n, int *nr)
 {
 	struct sched_attr attr = bvt_warp_attr(10 * MS, 10000, 500 * MS);
 	static double dur[20000];
-	char line[512], ptr[32] = "";
-	double t, start = 0, median_us = -1;
+	double median_us = -1;
 	atomic_bool go = false, stop = false;
 	atomic_int ready = 0;
 	struct crowd *c = calloc(n, sizeof(*c));
 	pthread_attr_t pa;
-	const char *at;
-	FILE *f;
-	int i;
+	int i, cpu;
 
 	*nr = 0;
 	/*
@@ -536,6 +582,7 @@ static double crowd_expiry_us(int n, int *nr)
 		return -1;
 	instance_write("events/timer/hrtimer_expire_entry/enable", "1");
 	instance_write("events/timer/hrtimer_expire_exit/enable", "1");
+	instance_write("events/sched_bvt/sched_bvt_warp_start/enable", "1");
 	pthread_attr_init(&pa);
 	pthread_attr_setstacksize(&pa, 64 * 1024);
 	for (i = 0; i < n; i++) {
@@ -560,29 +607,11 @@ static double crowd_expiry_us(int n, int *nr)
 	for (i = 0; i < n; i++)
 		pthread_join(c[i].thread, NULL);
 	free(c);
-	f = fopen(WARP_INSTANCE "/trace", "r");
-	while (f && fgets(line, sizeof(line), f) && *nr < 20000) {
-		at = strstr(line, ": hrtimer_expire_");
-		if (!at)
-			continue;
-		while (at > line && at[-1] != ' ')
-			at--;
-		if (sscanf(at, "%lf", &t) != 1)
-			continue;
-		if (strstr(line, "function=bvt_warp_timer_fn")) {
-			at = strstr(line, "hrtimer=");
-			if (at && sscanf(at, "hrtimer=%31s", ptr) == 1)
-				start = t;
-		} else if (*ptr && strstr(line, "hrtimer_expire_exit") &&
-			   strstr(line, ptr) && start) {
-			dur[(*nr)++] = (t - start) * 1e6;
-			start = 0;
-		}
-	}
-	if (f)
-		fclose(f);
+	for (cpu = 0; cpu < get_nprocs_conf(); cpu++)
+		read_expiries(cpu, dur, nr, ARRAY_SIZE(dur));
 	instance_write("events/timer/hrtimer_expire_entry/enable", "0");
 	instance_write("events/timer/hrtimer_expire_exit/enable", "0");
+	instance_write("events/sched_bvt/sched_bvt_warp_start/enable", "0");
 	rmdir(WARP_INSTANCE);
 	if (*nr) {
 		qsort(dur, *nr, sizeof(double), cmp_us);
