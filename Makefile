@@ -13,7 +13,7 @@ build:
 	host/build.sh
 
 series:
-	host/series.sh check build
+	host/series.sh update check
 
 # make repro [EXP=mpeg-grep] [VARIANT=short]: the paper's experiments, or
 # one of them.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # "make check": set up, build, boot the kernel with 2 and with 4 vCPUs and
-# run every selftest and KUnit case in it, check the series with
-# checkpatch.pl and that the kernel builds with SCHED_BVT off and with
+# run every selftest and KUnit case in it, check that the series ends with
+# this tree's files, checkpatch.pl on it and that the steps the last change
+# to it touched compile, and that the kernel builds with SCHED_BVT off and with
 # every mechanism of the class off (compile-only configurations without
 # the guest's drivers; make configs boots each mechanism off), that the
 # rst builds with Sphinx and the man pages lint clean, then print
@@ -14,12 +15,18 @@ results=$BUILD/results/check
 boot_guests "$results" 1200 check
 
 host=$results/host.results
-if "$TOP/host/series.sh" check >"$results/checkpatch.log" 2>&1; then
-	echo "ok checkpatch.pl --strict is clean on the exported series" >>"$host"
-else
-	cat "$results/checkpatch.log" >&2
-	echo "not ok checkpatch.pl --strict is clean on the exported series" >>"$host"
-fi
+series_case() {
+	local what=$1 log=$results/series-$2.log
+	if "$TOP/host/series.sh" "$2" >"$log" 2>&1; then
+		echo "ok $what" >>"$host"
+	else
+		tail -30 "$log" >&2
+		echo "not ok $what" >>"$host"
+	fi
+}
+series_case "the series applies with git am and ends with this tree's files" verify
+series_case "checkpatch.pl --strict is clean on the series" check
+series_case "what each step the last change to the series touched compiles" touched
 if "$TOP/host/docs.sh" >"$results/docs.log" 2>&1; then
 	echo "ok sched-bvt.rst builds with Sphinx without warnings; the man pages lint clean" >>"$host"
 else

@@ -20,6 +20,17 @@ export PATH="$VENV/bin:$PATH"	# vng runs virtme-run from PATH
 
 JOBS=${JOBS:-$(nproc)}
 
+# The files the series adds, as this repository has them whole: every file
+# under the kernel tree's top directories but the userspace kept beside the
+# series (the man pages and bvt-rtkit, which "make deb" packages and the
+# series does not post).
+series_files() {
+	git -C "$TOP" ls-files --cached --others --exclude-standard \
+		--deduplicate -- Documentation include kernel tools |
+		grep -v -E '^tools/sched/(man|rtkit)/' |
+		while read -r f; do [ ! -e "$TOP/$f" ] || echo "$f"; done
+}
+
 step() { printf '\n==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -1,10 +1,10 @@
 #!/bin/bash
-# Make $SRC the pinned Debian kernel source with our series on top:
-#   - the glue patches in patches/series, applied with "git am" on a
-#     pristine commit in a scratch worktree, then checked out in $SRC;
-#   - the files the series adds (listed in patches/new-files), copied in.
-# Both only rewrite files whose content changed, so the kernel build stays
-# incremental.
+# Make $SRC the pinned Debian kernel source with the series on top: the
+# patches of patches/series applied with "git am" on a pristine commit (in
+# a scratch worktree, redone when a patch changed; "git am" takes no fuzz),
+# then this tree's files of the series copied in, so that an edit builds
+# before "make series" has put it into the series.  Both only rewrite files
+# whose content changed, so the kernel build stays incremental.
 . "$(dirname "$0")/common.sh"
 
 TARBALL=/usr/src/linux-source-6.12.tar.xz
@@ -21,13 +21,12 @@ if ! "${GIT[@]}" rev-parse -q --verify refs/tags/pristine >/dev/null 2>&1; then
 	grep -q "^SUBLEVEL = ${KERNEL_VERSION##*.}\$" "$SRC.tmp/Makefile" ||
 		die "unexpected kernel version in $TARBALL"
 	mv "$SRC.tmp" "$SRC"
-	"${GIT[@]}" init -q
+	"${GIT[@]}" init -q -b master
 	"${GIT[@]}" add -A -f	# Debian's .gitignore hides the whole top level
 	"${GIT[@]}" commit -q -m "Linux $KERNEL_VERSION (Debian $KERNEL_DEB_VERSION)"
 	"${GIT[@]}" tag pristine
 fi
 
-# Glue patches: applied in a scratch worktree, redone when a patch changed.
 stamp=$(cd "$TOP/patches" && cat series $(grep -v '^#' series) | sha1sum | cut -c1-40)
 if [ "$(cat "$SRC/.git/bvt-series-stamp" 2>/dev/null)" != "$stamp" ]; then
 	step "applying patches/series"
@@ -46,11 +45,17 @@ if [ "$(cat "$SRC/.git/bvt-series-stamp" 2>/dev/null)" != "$stamp" ]; then
 	echo "$stamp" >"$SRC/.git/bvt-series-stamp"
 fi
 
-# New files.
+# This tree's files of the series, and none that it no longer has.
+mine=$(series_files | sort)
 while read -r f; do
 	if ! cmp -s "$TOP/$f" "$SRC/$f"; then
 		mkdir -p "$(dirname "$SRC/$f")"
 		cp "$TOP/$f" "$SRC/$f"
 		echo "  updated $f" >&2
 	fi
-done < <("$TOP/host/new-files.sh" list)
+done <<<"$mine"
+"${GIT[@]}" diff --name-only --diff-filter=A pristine HEAD | sort |
+	comm -23 - <(echo "$mine") | while read -r f; do
+		rm -f "$SRC/$f"
+		echo "  removed $f" >&2
+	done

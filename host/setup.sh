@@ -16,7 +16,7 @@
 PACKAGES=(
 	"linux-source-6.12=$KERNEL_DEB_VERSION"
 	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod patch
-	xz-utils ccache git python3-venv
+	xz-utils ccache git git-absorb python3-venv
 	qemu-system-x86 busybox-static
 	rt-tests trace-cmd linux-perf stress-ng
 	clang-19 zlib1g-dev
