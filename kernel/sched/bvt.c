@@ -921,6 +921,7 @@ static void bvt_warp_defer(struct rq *rq, struct sched_bvt_entity *bt,
 {
 	struct hrtimer *timer = &rq->bvt.warp_timer;
 
+	lockdep_assert_rq_held(rq);
 	if (RB_EMPTY_NODE(&bt->warp_node))
 		rb_add_cached(&bt->warp_node, &rq->bvt.warp_waiting,
 			      bvt_warp_before);
@@ -1011,7 +1012,10 @@ static u64 bvt_enforce_left(struct rq *rq, struct sched_bvt_entity *bt)
  */
 static void bvt_enforce_arm(struct rq *rq, struct sched_bvt_entity *bt)
 {
-	u64 left = bvt_enforce_left(rq, bt);
+	u64 left;
+
+	lockdep_assert_rq_held(rq);
+	left = bvt_enforce_left(rq, bt);
 
 	if (!left)
 		return;
@@ -2116,11 +2120,13 @@ static int bvt_push_target(struct rq *rq, struct task_struct *p)
 /* Move one waiting thread off @rq, if that helps.  Called with @rq locked. */
 static bool bvt_push_one(struct rq *rq)
 {
-	struct task_struct *p = bvt_movable_task(rq, -1);
+	struct task_struct *p;
 	struct rq *dst;
 	bool moved = false;
 	int cpu;
 
+	lockdep_assert_rq_held(rq);
+	p = bvt_movable_task(rq, -1);
 	if (!p)
 		return false;
 	cpu = bvt_push_target(rq, p);
@@ -2589,6 +2595,8 @@ void bvt_pi_set(struct task_struct *p, struct task_struct *donor)
 	const struct sched_bvt_params *own = &none;
 	u32 own_weight = 0;
 
+	lockdep_assert_held(&p->pi_lock);
+	lockdep_assert_rq_held(task_rq(p));
 	if (!donor) {
 		if (!bt->pi_boosted)
 			return;
@@ -2632,6 +2640,7 @@ int bvt_admit(struct task_struct *p, int policy, const struct sched_attr *attr)
 	u32 old = p->bvt.re_weight, new = 0;
 	u64 total;
 
+	lockdep_assert_rq_held(task_rq(p));
 	/* SCHED_FLAG_KEEP_PARAMS keeps the policy too: nothing changes. */
 	if (attr->sched_flags & SCHED_FLAG_KEEP_PARAMS)
 		return 0;

@@ -1914,6 +1914,7 @@ static void bvt_plan_retire_irq_work(struct irq_work *work)
  */
 static void bvt_plan_tcs_gone(struct rq *rq)
 {
+	lockdep_assert_rq_held(rq);
 	if (rq->bvt.pl.nr_tcs || !rq->bvt.pl.plan)
 		return;
 	if (rq->bvt.pl.plan == per_cpu(bvt_idle_plan, cpu_of(rq)))
@@ -2268,6 +2269,7 @@ static bool bvt_tc_fit(struct rq *rq, const struct bvt_plan *plan,
 	struct bvt_tc *tc;
 	u64 left;
 
+	lockdep_assert_rq_held(rq);
 	bvt_tc_drop_orphans(rq);
 	for (node = rb_first_cached(&rq->bvt.pl.tcs); node;
 	     node = rb_next(node)) {
@@ -2750,6 +2752,7 @@ void bvt_plan_task_dead(struct task_struct *p)
  */
 void bvt_plan_leave(struct task_struct *p)
 {
+	lockdep_assert_rq_held(task_rq(p));
 	if (likely(!p->bvt.in_plan))
 		return;
 	bvt_qas_stop(task_rq(p), p);

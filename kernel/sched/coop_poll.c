@@ -311,6 +311,7 @@ void init_bvt_coop_domain(struct bvt_coop_domain *dom,
 void bvt_coop_attach(struct bvt_coop_domain *dom,
 		     struct sched_bvt_entity *bt)
 {
+	lockdep_assert_rq_held(task_rq(bvt_thread_task(bt)));
 	guard(raw_spinlock)(&dom->lock);
 	WRITE_ONCE(bt->coop->dom, dom);
 }
@@ -365,6 +366,7 @@ void bvt_coop_check_member(struct sched_bvt_entity *bt)
 {
 	struct task_struct *p = bvt_thread_task(bt);
 
+	lockdep_assert_rq_held(task_rq(p));
 	if (p->policy != SCHED_BVT || bvt_reserved(&bt->params) ||
 	    (p->flags & PF_EXITING))
 		bvt_coop_forget(bt);

@@ -100,6 +100,7 @@ static void bvt_qas_requeue(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_qas *qas = bvt_qas_of(p);
 
+	lockdep_assert_rq_held(rq);
 	bvt_qas_unqueue(rq, qas);
 	if (task_on_rq_queued(p) && p->sched_class == &bvt_sched_class)
 		bvt_qas_queue(rq, qas);
@@ -181,6 +182,7 @@ static void bvt_qas_next_part(struct rq *rq, struct task_struct *p,
 {
 	struct bvt_qas *qas = bvt_qas_of(p);
 
+	lockdep_assert_rq_held(rq);
 	trace_sched_bvt_qas_part(p, qas->part, overrun);
 	if (overrun) {
 		qas->parts[qas->part].nr_overruns++;
@@ -337,6 +339,7 @@ void bvt_qas_stop(struct rq *rq, struct task_struct *p)
 {
 	struct bvt_qas *qas = bvt_qas_of(p);
 
+	lockdep_assert_rq_held(rq);
 	if (likely(!qas) || !qas->active)
 		return;
 	qas->active = 0;
