@@ -1379,6 +1379,35 @@ static void wakeup_preempt_bvt(struct rq *rq, struct task_struct *p, int flags)
 }
 
 /*
+ * How a pick by the plan level becomes what runs.  The plan level picks a
+ * thread's own entity, which stays queued in its timeline level; the
+ * level's lv.curr only marks that the running thread runs by the plan,
+ * and curr_by says by what (slot, constraint, QAS part, or a constraint
+ * just ended).
+ *
+ * 1. pick_task_bvt() asks bvt_pick_top(): pl.next is what the plan level
+ *    picked, and pl.next_by why; NULL when the tree picked.  Nothing else
+ *    changes yet: the core may still run a task of another class, or, with
+ *    core scheduling, another thread.
+ * 2. A switch puts the outgoing thread: put_prev_task_bvt() ends what it
+ *    ran by the plan (lv.curr put, bvt_plan_switched()).  Then
+ *    set_next_task_bvt() calls bvt_plan_set_curr(): if pl.next is the
+ *    thread set, it becomes lv.curr, whose picked op copies next_by into
+ *    curr_by; pl.next is cleared.
+ * 3. A pick of the thread that already runs has no put and set
+ *    (put_prev_set_next_task()): bvt_plan_repicked() does their part.  By
+ *    the same level for the same reason, nothing changes and the timer
+ *    stands; otherwise lv.curr is put, pl.next set in its place, and the
+ *    enforcement timer armed again.
+ * 4. While it runs, bvt_enforce_left() ends it by lv.curr and curr_by: by
+ *    the plan level's budget when it runs by the plan, else by its L, its
+ *    slice in a cooperation domain or its QAS part.
+ *
+ * So pl.next lives from a pick to the set or repick after it, and lv.curr
+ * with curr_by from the set to the put.
+ */
+
+/*
  * The entity to run, from the levels of @brq in order: the plan level's
  * while it is busy, else the root's, descending to a thread.  NULL: none,
  * or the plan level, or @ceding (the class gives way to sched_ext's
