@@ -108,13 +108,17 @@ static inline u64 bvt_scale(u64 delta, u32 weight)
 	return mul_u64_u32_div(delta, BVT_WEIGHT_UNIT, weight);
 }
 
-static inline struct task_struct *bvt_task_of(struct bvt_entity *se)
+/*
+ * From a thread's entity @se to its task and to its thread state @bt, and
+ * from @bt to its task: bvt_<from>_<to>().  @se must be a thread's, not a
+ * level's.
+ */
+static inline struct task_struct *bvt_se_task(struct bvt_entity *se)
 {
 	return container_of(se, struct task_struct, bvt.se);
 }
 
-/* The thread state around @se, which must be a thread's entity. */
-static inline struct sched_bvt_entity *bvt_thread_of(struct bvt_entity *se)
+static inline struct sched_bvt_entity *bvt_se_thread(struct bvt_entity *se)
 {
 	return container_of(se, struct sched_bvt_entity, se);
 }
@@ -460,7 +464,7 @@ static bool bvt_timeline_preempts(const struct bvt_entity *se,
 static bool bvt_woke_since_pick(struct bvt_level *lv, struct bvt_entity *se)
 {
 	return bvt_entity_is_task(se) &&
-	       bvt_thread_of(se)->wait_start > lv->rq->bvt.picked_at;
+	       bvt_se_thread(se)->wait_start > lv->rq->bvt.picked_at;
 }
 
 /*
@@ -1484,7 +1488,7 @@ static struct task_struct *pick_task_bvt(struct rq *rq)
 	se = bvt_pick_top(&rq->bvt, bvt_ext_ceding(rq));
 	if (!se)
 		return NULL;
-	p = bvt_task_of(se);
+	p = bvt_se_task(se);
 	if (unlikely(bvt_plan_curr(&rq->bvt) || bvt_plan_next(&rq->bvt)) &&
 	    p == rq->curr)
 		bvt_plan_repicked(rq, p);
@@ -2061,7 +2065,7 @@ static struct task_struct *bvt_movable_in(struct rq *rq, struct bvt_level *lv,
 
 		if (!bvt_entity_is_task(se))
 			continue;
-		p = bvt_task_of(se);
+		p = bvt_se_task(se);
 		if (bvt_can_move(rq, p) &&
 		    (cpu < 0 || cpumask_test_cpu(cpu, p->cpus_ptr)))
 			return p;

@@ -1534,7 +1534,7 @@ static bool bvt_plan_expired(struct bvt_level *lv, struct bvt_entity *curr)
 
 	if (!curr || pl->curr_by != BVT_PLAN_TC)
 		return false;
-	tc = bvt_tc_of(bvt_task_of(curr));
+	tc = bvt_tc_of(bvt_se_task(curr));
 	return tc && !tc->left;
 }
 
@@ -1562,7 +1562,7 @@ static void bvt_plan_charge(struct bvt_level *lv, struct bvt_entity *curr,
 			    u64 delta)
 {
 	struct bvt_plan_level *pl = container_of(lv, struct bvt_plan_level, lv);
-	struct task_struct *p = bvt_task_of(curr);
+	struct task_struct *p = bvt_se_task(curr);
 	struct bvt_rsv *owner = bvt_plan_owner(lv->rq);
 	struct bvt_tc *tc;
 
@@ -1596,7 +1596,7 @@ static u64 bvt_plan_budget(struct bvt_level *lv, struct bvt_entity *curr)
 
 	if (pl->curr_by != BVT_PLAN_TC)
 		return 0;
-	tc = bvt_tc_of(bvt_task_of(curr));
+	tc = bvt_tc_of(bvt_se_task(curr));
 	return tc ? tc->left : 0;
 }
 

@@ -61,7 +61,7 @@ static inline struct bvt_coop_domain *bvt_coop_of(struct bvt_level *lv)
 static inline struct sched_bvt_coop_state *
 bvt_coop_state(struct bvt_entity *se)
 {
-	return bvt_thread_of(se)->coop;
+	return bvt_se_thread(se)->coop;
 }
 
 static inline bool bvt_coop_has_deadline(const struct sched_bvt_coop_state *cs)
@@ -263,7 +263,7 @@ static struct bvt_entity *bvt_coop_pick(struct bvt_level *lv)
 	se = __bvt_coop_pick(lv, &reason);
 	if (se && trace_sched_bvt_coop_dispatch_enabled()) {
 		cs = bvt_coop_state(se);
-		trace_sched_bvt_coop_dispatch(bvt_task_of(se), reason, cs->flags,
+		trace_sched_bvt_coop_dispatch(bvt_se_task(se), reason, cs->flags,
 					      cs->deadline, cs->priority);
 	}
 	return se;

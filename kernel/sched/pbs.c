@@ -539,7 +539,7 @@ static void bvt_pbs_picked(struct bvt_level *lv, struct bvt_entity *se)
 	    ps) {
 		u64 now = bvt_pbs_now(lv);
 
-		trace_sched_bvt_pbs_pick(bvt_task_of(se),
+		trace_sched_bvt_pbs_pick(bvt_se_task(se),
 					 bvt_pbs_sojourn(ps, now),
 					 bvt_pbs_service(se, ps->session_ran),
 					 bvt_pbs_entity_prio(se, now),
