@@ -310,7 +310,7 @@ boot_step() {
 # commit that links the class and each that changes its KUnit cases
 # boots to run those.
 cmd_build() {
-	local boot=$1 head n=0 c subject files tests kernel kunit
+	local boot=$1 n=0 c subject files tests kernel kunit
 	steps_setup
 	summaries=()
 	if $boot; then
@@ -327,8 +327,7 @@ cmd_build() {
 		grep -q '^tools/testing/selftests/bvt/' <<<"$files" && tests=true
 		if grep -qE '^kernel/sched/(Makefile|bvt_test.c)$' <<<"$files" &&
 		   ! "${SGIT[@]}" cat-file -e "$c:tools/testing/selftests/bvt" \
-			2>/dev/null &&
-		   "${SGIT[@]}" grep -q build_bvt "$c" -- kernel/sched/Makefile; then
+			2>/dev/null && linked "$c"; then
 			kunit=true
 		fi
 		grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$files" &&
