@@ -229,7 +229,11 @@ FIXTURE_TEARDOWN(wakeup)
  * CPU time it runs (it runs on until it is that far ahead of the receiver
  * that waits longest), and its receivers read in batches.  The bound is
  * held with a factor of two, and the paper's rule must preempt three times
- * as often per message.
+ * as often per message.  How many messages a batch holds is how many the
+ * sender writes in a granularity, which depends on what a message costs
+ * the machine (under TCG 3.5 a read on 2 vCPUs, 1.9 on 4, where it costs
+ * twice as much): a batch must hold half again as many as a read under
+ * the paper's rule, which takes each message alone, in the same boot.
  */
 TEST_F(wakeup, granularity_batches_plain_wake_ups)
 {
@@ -238,19 +242,21 @@ TEST_F(wakeup, granularity_batches_plain_wake_ups)
 		.sender_attr = bvt_attr(0, 0), .receiver_attr = bvt_attr(0, 0),
 	};
 	double gran_ms = self->gran / 1e6;
-	double batched;
+	double batched, batch;
 
 	ASSERT_LT(0, gran_ms) TH_LOG("the default granularity is not 0");
 	ASSERT_EQ(0, run_messages(&m));
 	log_messages(_metadata, "granularity", &m);
 	EXPECT_LE(m.sender_ivcsw, 2 * m.sender_cpu_ms / gran_ms + 5);
-	EXPECT_GE(m.received, 2 * m.reads);
+	ASSERT_LT(0, m.reads);
+	batch = (double)m.received / m.reads;
 	batched = preempted_per_message(&m);
 
 	ASSERT_EQ(0, run_messages_paper_rule(&m, self->gran));
 	log_messages(_metadata, "paper's rule", &m);
 	EXPECT_LT(0, m.sender_ivcsw);
 	EXPECT_GE(preempted_per_message(&m), 3 * batched);
+	EXPECT_GE(batch * m.reads, 1.5 * m.received);
 }
 
 /*
