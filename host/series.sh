@@ -376,7 +376,7 @@ patch_ids() {
 # selftests build them, the first BVT_SERIES_TOUCHED of them; the full
 # build of every step is "series.sh build".
 cmd_touched() {
-	local ref last c n=0 done=0 subject id objs unlinked=false
+	local ref last c n=0 done=0 subject id objs files tests unlinked=false
 	local max=${BVT_SERIES_TOUCHED:-3}
 	steps_setup
 	if git -C "$TOP" diff --quiet HEAD -- patches &&
@@ -399,25 +399,22 @@ cmd_touched() {
 		fi
 		id=$("${SGIT[@]}" show "$c" | git patch-id --stable | cut -d' ' -f1)
 		[ -z "${old[$id]:-}" ] || continue
-		if ! linked "$c" && "${SGIT[@]}" diff --name-only "$c^" "$c" |
-			grep -qE '^(kernel/sched/(bvt|coop_poll|pbs|qas)|include/)'; then
+		files=$("${SGIT[@]}" diff --name-only "$c^" "$c")
+		if ! linked "$c" && grep -qE \
+			'^(kernel/sched/(bvt|coop_poll|pbs|qas)|include/)' <<<"$files"; then
 			unlinked=true
 		fi
+		tests=false
+		grep -q '^tools/testing/selftests/bvt/' <<<"$files" && tests=true
 		mapfile -t objs < <(step_objects "$c")
-		if ! "${SGIT[@]}" diff --name-only "$c^" "$c" |
-			grep -q '^tools/testing/selftests/bvt/' && [ ${#objs[@]} = 0 ]; then
-			continue
-		fi
+		! $tests && [ ${#objs[@]} = 0 ] && continue
 		if [ "$done" -ge "$max" ]; then
 			echo "  $n $subject: changed, left to host/series.sh build" >&2
 			continue
 		fi
 		done=$((done + 1))
 		[ ${#objs[@]} = 0 ] || build_kernel "$n" "$c" "$subject" "${objs[@]}"
-		if "${SGIT[@]}" diff --name-only "$c^" "$c" |
-			grep -q '^tools/testing/selftests/bvt/'; then
-			build_selftests "$n" "$c" "$subject"
-		fi
+		if $tests; then build_selftests "$n" "$c" "$subject"; fi
 	done
 	echo "series: $done changed steps compile (against $ref)"
 }
