@@ -224,16 +224,15 @@ FIXTURE_TEARDOWN(wakeup)
 /*
  * Plain wake-ups, four receivers.  With the paper's rule every receiver
  * woken while another waits with an E below the sender's takes the CPU at
- * once: about one preemption of the sender every other message.  With the
- * granularity the sender is preempted at most once for each granularity of
- * CPU time it runs (it runs on until it is that far ahead of the receiver
- * that waits longest), and its receivers read in batches.  The bound is
- * held with a factor of two, and the paper's rule must preempt three times
- * as often per message.  How many messages a batch holds is how many the
- * sender writes in a granularity, which depends on what a message costs
- * the machine (under TCG 3.5 a read on 2 vCPUs, 1.9 on 4, where it costs
- * twice as much): a batch must hold half again as many as a read under
- * the paper's rule, which takes each message alone, in the same boot.
+ * once: the sender is preempted about every other message, however much a
+ * message costs the machine; held with a factor of two (once every four).
+ * With the granularity the sender is preempted at most once for each
+ * granularity of CPU time it runs (it runs on until it is that far ahead
+ * of the receiver that waits longest), held with a factor of two, and its
+ * receivers read in batches.  Both bounds are the kernel's own counts,
+ * whatever a message costs: the size of a batch is not asserted, as it is
+ * how many messages the sender writes in a granularity, which under TCG
+ * on a loaded host can be a quarter of what it is on an idle one.
  */
 TEST_F(wakeup, granularity_batches_plain_wake_ups)
 {
@@ -242,21 +241,15 @@ TEST_F(wakeup, granularity_batches_plain_wake_ups)
 		.sender_attr = bvt_attr(0, 0), .receiver_attr = bvt_attr(0, 0),
 	};
 	double gran_ms = self->gran / 1e6;
-	double batched, batch;
 
 	ASSERT_LT(0, gran_ms) TH_LOG("the default granularity is not 0");
 	ASSERT_EQ(0, run_messages(&m));
 	log_messages(_metadata, "granularity", &m);
 	EXPECT_LE(m.sender_ivcsw, 2 * m.sender_cpu_ms / gran_ms + 5);
-	ASSERT_LT(0, m.reads);
-	batch = (double)m.received / m.reads;
-	batched = preempted_per_message(&m);
 
 	ASSERT_EQ(0, run_messages_paper_rule(&m, self->gran));
 	log_messages(_metadata, "paper's rule", &m);
-	EXPECT_LT(0, m.sender_ivcsw);
-	EXPECT_GE(preempted_per_message(&m), 3 * batched);
-	EXPECT_GE(batch * m.reads, 1.5 * m.received);
+	EXPECT_GE(preempted_per_message(&m), 0.25);
 }
 
 /*
@@ -264,8 +257,8 @@ TEST_F(wakeup, granularity_batches_plain_wake_ups)
  * preempted by them when it wakes them, only switched out at a tick when
  * it has run the granularity past the receiver that waits longest: at
  * most once per granularity of its CPU time, held with a factor of two.
- * Granularity 0 brings the paper's rule back for these too: three times
- * the preemptions per message at least.
+ * Granularity 0 brings the paper's rule back for these too: a preemption
+ * every four messages at least, as for plain wake-ups.
  */
 TEST_F(wakeup, sync_wake_up_leaves_the_waker_running)
 {
@@ -274,18 +267,15 @@ TEST_F(wakeup, sync_wake_up_leaves_the_waker_running)
 		.sender_attr = bvt_attr(0, 0), .receiver_attr = bvt_attr(0, 0),
 	};
 	double gran_ms = self->gran / 1e6;
-	double sync;
 
 	ASSERT_LT(0, gran_ms) TH_LOG("the default granularity is not 0");
 	ASSERT_EQ(0, run_messages(&m));
 	log_messages(_metadata, "synchronous", &m);
 	EXPECT_LE(m.sender_ivcsw, 2 * m.sender_cpu_ms / gran_ms + 5);
-	sync = preempted_per_message(&m);
 
 	ASSERT_EQ(0, run_messages_paper_rule(&m, self->gran));
 	log_messages(_metadata, "paper's rule", &m);
-	EXPECT_LT(0, m.sender_ivcsw);
-	EXPECT_GE(preempted_per_message(&m), 3 * sync);
+	EXPECT_GE(preempted_per_message(&m), 0.25);
 }
 
 /*
@@ -335,7 +325,9 @@ TEST_F(wakeup, woken_thread_waits_the_granularity)
  * synchronous wake-up, it takes the CPU at once, before the sender can
  * send again, so that each read finds one message (95 % of reads at
  * least).  Unwarped, it waits for the sender to run the granularity
- * past it (1 ms, five messages): a read finds three messages at least.
+ * past it: three quarters of a granularity of the sender's CPU time a
+ * read at least (five messages of 0.2 ms on an idle host, fewer where
+ * TCG makes a message cost more, so that count is not what is asserted).
  */
 TEST_F(wakeup, warped_receiver_preempts_at_once)
 {
@@ -344,6 +336,7 @@ TEST_F(wakeup, warped_receiver_preempts_at_once)
 		.sender_attr = bvt_attr(0, 0),
 		.receiver_attr = bvt_warp_attr(20 * MS, 0, 0),
 	};
+	double gran_ms = self->gran / 1e6;
 	int pipes;
 
 	for (pipes = 0; pipes < 2; pipes++) {
@@ -359,7 +352,7 @@ TEST_F(wakeup, warped_receiver_preempts_at_once)
 		ASSERT_EQ(0, run_messages(&m));
 		log_messages(_metadata, pipes ? "unwarped, pipe" :
 						"unwarped, eventfd", &m);
-		EXPECT_GE(m.received, 3 * m.reads);
+		EXPECT_GE(m.sender_cpu_ms, 0.75 * gran_ms * m.reads);
 	}
 }
 
