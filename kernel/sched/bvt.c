@@ -1774,6 +1774,16 @@ void bvt_task_exec(struct task_struct *p)
 }
 
 /*
+ * do_exit(), once PF_EXITING is set and before exit_mm() wakes the
+ * thread's joiners, in whatever class it runs: what the plan level holds
+ * for it ends now.
+ */
+void bvt_task_exit(struct task_struct *p)
+{
+	bvt_plan_task_exit(p);
+}
+
+/*
  * What a thread allocated for the mechanisms it used goes with it, in
  * whatever class it dies: called from finish_task_switch(), before the
  * RCU-delayed put of the task, which CPUs may still be reading under

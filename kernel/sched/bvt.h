@@ -602,7 +602,10 @@ void init_bvt_plan_level(struct bvt_plan_level *pl, struct rq *rq);
 void bvt_plan_switched(struct rq *rq, struct task_struct *p, bool in);
 int bvt_plan_home(struct task_struct *p);
 void bvt_plan_leave(struct task_struct *p);
+void bvt_plan_task_exit(struct task_struct *p);
 void bvt_plan_task_dead(struct task_struct *p);
+int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask);
+int bvt_rsv_cpu_inactive(unsigned int cpu);
 void bvt_plan_park(struct rq *rq);
 void bvt_plan_unpark(struct rq *rq);
 void bvt_plan_wake(struct rq *rq);
@@ -621,7 +624,20 @@ static inline int bvt_plan_home(struct task_struct *p)
 }
 
 static inline void bvt_plan_leave(struct task_struct *p) { }
+static inline void bvt_plan_task_exit(struct task_struct *p) { }
 static inline void bvt_plan_task_dead(struct task_struct *p) { }
+
+static inline int bvt_rsv_check_affinity(struct task_struct *p,
+					 const struct cpumask *mask)
+{
+	return 0;
+}
+
+static inline int bvt_rsv_cpu_inactive(unsigned int cpu)
+{
+	return 0;
+}
+
 static inline void bvt_plan_park(struct rq *rq) { }
 static inline void bvt_plan_unpark(struct rq *rq) { }
 static inline void bvt_plan_wake(struct rq *rq) { }

@@ -2700,11 +2700,11 @@ static void bvt_tc_release(struct task_struct *p)
 }
 
 /*
- * do_exit(), once PF_EXITING is set and before exit_mm() wakes the
- * thread's joiners: its reservation and constraint end now, so that a
- * joiner that reserves the share again finds it free.
+ * The thread exits (bvt_task_exit()): its reservation, constraint and QAS
+ * set end now, so that a joiner that reserves the share again finds it
+ * free.
  */
-void bvt_task_exit(struct task_struct *p)
+void bvt_plan_task_exit(struct task_struct *p)
 {
 	struct bvt_rsv *rsv;
 
@@ -2727,9 +2727,9 @@ void bvt_task_exit(struct task_struct *p)
 /*
  * A thread's reservation and constraint end with it, in whatever class it
  * dies (boosted, or having left the class with a constraint queued on
- * another CPU).  Normally bvt_task_exit() has ended them; not one that
+ * another CPU).  Normally bvt_plan_task_exit() has ended them; not one that
  * BVT_CTL_RESERVE, racing with the exit, linked after that.  A QAS set
- * never outlives bvt_task_exit(): bvt_qas_set_period() takes back one it
+ * never outlives bvt_plan_task_exit(): bvt_qas_set_period() takes back one it
  * stores as the thread starts to exit.
  */
 void bvt_plan_task_dead(struct task_struct *p)

@@ -500,10 +500,11 @@ static long bvt_qas_set_period(struct task_struct *p, struct sched_bvt_qas *arg)
 	}
 	task_rq_unlock(rq, p, &rf);
 	/*
-	 * Stored, then PF_EXITING looked at: pairs with bvt_task_exit(), which
-	 * sets PF_EXITING before it looks for a set.  A thread that began to
-	 * exit meanwhile may not have seen this one: it is taken back, and
-	 * the set never outlives the thread's exit.
+	 * Stored, then PF_EXITING looked at: pairs with
+	 * bvt_plan_task_exit(), which runs once PF_EXITING is set and then
+	 * looks for a set.  A thread that began to exit meanwhile may not
+	 * have seen this one: it is taken back, and the set never outlives
+	 * the thread's exit.
 	 */
 	smp_mb();
 	if (!ret && READ_ONCE(p->flags) & PF_EXITING) {

@@ -76,17 +76,18 @@ struct sched_bvt_entity {
 };
 
 struct task_struct;
-struct cpumask;
 
 #ifdef CONFIG_SCHED_BVT
 void bvt_signal_warp(struct task_struct *p);
 void bvt_task_exec(struct task_struct *p);
+void bvt_task_exit(struct task_struct *p);
 void bvt_task_dead(struct task_struct *p);
 bool bvt_task(struct task_struct *p);
 u64 bvt_pi_key(struct task_struct *p);
 #else
 static inline void bvt_signal_warp(struct task_struct *p) { }
 static inline void bvt_task_exec(struct task_struct *p) { }
+static inline void bvt_task_exit(struct task_struct *p) { }
 static inline void bvt_task_dead(struct task_struct *p) { }
 static inline bool bvt_task(struct task_struct *p)
 {
@@ -94,25 +95,6 @@ static inline bool bvt_task(struct task_struct *p)
 }
 
 static inline u64 bvt_pi_key(struct task_struct *p)
-{
-	return 0;
-}
-#endif
-
-/* CPU reservations and time constraints (kernel/sched/bvt_rsv.c). */
-#ifdef CONFIG_SCHED_BVT_RSV
-void bvt_task_exit(struct task_struct *p);
-int bvt_rsv_check_affinity(struct task_struct *p, const struct cpumask *mask);
-int bvt_rsv_cpu_inactive(unsigned int cpu);
-#else
-static inline void bvt_task_exit(struct task_struct *p) { }
-static inline int bvt_rsv_check_affinity(struct task_struct *p,
-					 const struct cpumask *mask)
-{
-	return 0;
-}
-
-static inline int bvt_rsv_cpu_inactive(unsigned int cpu)
 {
 	return 0;
 }

@@ -86,7 +86,8 @@
  * one that has run more than a turn ahead of the others while another
  * waits past its deadline is policed.  coop_poll() is system call 463
  * (see Documentation/scheduler/sched-bvt.rst, "System call numbers"); a
- * kernel built without CONFIG_SCHED_BVT_COOP fails it with ENOSYS.
+ * kernel built without cooperative polling (its option SCHED_BVT_COOP,
+ * sched-bvt.rst "Configuration") fails it with ENOSYS.
  *
  *  @size:     sizeof(struct sched_bvt_coop), as with struct sched_attr: a
  *             larger @in is accepted if what the kernel does not know is
@@ -139,8 +140,8 @@ struct sched_bvt_coop {
  * BVT_CTL_TC_END the flags of its struct; the other operations ignore
  * what they hold.  An operation of a mechanism the kernel is built
  * without fails with EOPNOTSUPP: BVT_CTL_RESERVE to BVT_CTL_TC_END need
- * CONFIG_SCHED_BVT_RSV, BVT_CTL_QAS_* need CONFIG_SCHED_BVT_QAS.  Any
- * operation may fail with ENOMEM.
+ * the option SCHED_BVT_RSV, BVT_CTL_QAS_* SCHED_BVT_QAS (sched-bvt.rst,
+ * "Configuration").  Any operation may fail with ENOMEM.
  * bvt_ctl() is system call 464 (see Documentation/scheduler/sched-bvt.rst,
  * "System call numbers").
  *
