@@ -8,23 +8,29 @@
 # the production kernel (config/production.config instead of the debug
 # options) into $PROD_OBJ, for the performance experiments.  The test and
 # the production kernels have sched_ext too (config/scx.config).
-# BVT_COMPILE_ONLY=1 builds a variant without what only booting needs
-# (config/buildonly.config), into build/obj-<variant>-compile: make check's
-# build checks, half the time of a cold build.
+# BVT_COMPILE_ONLY=1 builds a variant for make check's build checks only,
+# into build/obj-<variant>-compile: nobvt without what only booting needs
+# (config/buildonly.config), half the time of a cold build; a mechanism
+# variant as the test kernel with that mechanism off, from a copy of the
+# test kernel's objects, so that only what the mechanism's option reaches
+# compiles again (no header that most files include names one).
 . "$(dirname "$0")/common.sh"
 
 variant=${1:-bvt}
 fragments=("$TOP/config/qemu.config" "$TOP/config/debug.config")
-obj=$OBJ
+obj=$OBJ seed=
 case $variant in
 bvt)	fragments+=("$TOP/config/scx.config") ;;
 nobvt|nocoop|nopbs|norsv|noqas|nomech)
-	fragments+=("$TOP/config/$variant.config")
 	obj=$BUILD/obj-$variant
 	if [ "${BVT_COMPILE_ONLY:-}" = 1 ]; then
-		fragments+=("$TOP/config/buildonly.config")
 		obj=$obj-compile
-	fi ;;
+		case $variant in
+		nobvt) fragments+=("$TOP/config/buildonly.config") ;;
+		*) fragments+=("$TOP/config/scx.config") seed=$OBJ ;;
+		esac
+	fi
+	fragments+=("$TOP/config/$variant.config") ;;
 prod)	fragments=("$TOP/config/qemu.config" "$TOP/config/production.config"
 		   "$TOP/config/scx.config")
 	obj=$PROD_OBJ ;;
@@ -43,6 +49,12 @@ MAKE=(make -C "$SRC" O="$obj" -j"$JOBS" CC="$cc" HOSTCC="$cc" -s)
 mkdir -p "$obj"
 cfgstamp=$( (cat "${fragments[@]}"; git -C "$SRC" rev-parse "HEAD^{tree}") | sha1sum | cut -c1-40)
 if [ "$(cat "$obj/.bvt-config-stamp" 2>/dev/null)" != "$cfgstamp" ]; then
+	if [ "$seed" ]; then
+		[ -f "$seed/vmlinux" ] || die "no test kernel in $seed: run host/build.sh"
+		step "copying the test kernel's objects to $obj"
+		rm -rf "$obj"
+		cp -a "$seed" "$obj"
+	fi
 	step "configuring $variant kernel in $obj"
 	merge_fragments "${fragments[@]}"
 	"${MAKE[@]}" olddefconfig >/dev/null
