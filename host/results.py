@@ -100,7 +100,12 @@ def host(f):
             report(not m.group(1), f"[host] {m.group(2)}")
 
 
-for arg in sys.argv[1:]:
+times = None
+args = sys.argv[1:]
+if args[:1] == ["--times"]:
+    times = pathlib.Path(args[1])
+    args = args[2:]
+for arg in args:
     p = pathlib.Path(arg)
     if p.is_file():
         host(p)
@@ -113,6 +118,12 @@ for name, lines_why in why:
     print(f"  {name}")
     for c in lines_why:
         print(f"      {c}")
+
+# Where the run's time went, just above the count, which is what a CI
+# excerpt keeps.
+if times and times.is_file():
+    laps = [l.split() for l in times.read_text().splitlines() if l.strip()]
+    print("time: " + ", ".join(f"{name} {sec} s" for name, sec in laps))
 
 line = f"{counts['passed']} passed, {counts['failed']} failed"
 if counts["skipped"]:
