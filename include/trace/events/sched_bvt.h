@@ -229,6 +229,7 @@ TRACE_EVENT(sched_bvt_level,
 		  __entry->reserved ? "reserved" : "best-effort")
 );
 
+#ifdef CONFIG_SCHED_BVT_COOP
 /* A coop_poll() call, with the events it gives (kernel/sched/coop_poll.c). */
 TRACE_EVENT(sched_bvt_coop_poll,
 
@@ -337,7 +338,9 @@ TRACE_EVENT(sched_bvt_coop_dispatch,
 		  show_bvt_coop_reason(__entry->reason), __entry->flags,
 		  __entry->deadline, __entry->priority)
 );
+#endif /* CONFIG_SCHED_BVT_COOP */
 
+#ifdef CONFIG_SCHED_BVT_PBS
 /* A thread of a level in PBS mode is picked: its T, S and p (Q24). */
 TRACE_EVENT(sched_bvt_pbs_pick,
 
@@ -368,7 +371,9 @@ TRACE_EVENT(sched_bvt_pbs_pick,
 		  __entry->comm, __entry->pid, __entry->sojourn,
 		  __entry->service, __entry->prio, __entry->nr_sessions)
 );
+#endif /* CONFIG_SCHED_BVT_PBS */
 
+#ifdef CONFIG_SCHED_BVT_RSV
 /* A CPU reservation is granted on @cpu's plan, or released. */
 DECLARE_EVENT_CLASS(sched_bvt_rsv_class,
 
@@ -519,7 +524,9 @@ TRACE_EVENT(sched_bvt_tc_miss,
 		  __entry->comm, __entry->pid, __entry->cpu, __entry->deadline,
 		  __entry->left)
 );
+#endif /* CONFIG_SCHED_BVT_RSV */
 
+#ifdef CONFIG_SCHED_BVT_QAS
 /*
  * A QAS thread's part @part ended: @overrun, it ran its amount; else the
  * thread went on to the next, or began its next period.
@@ -578,6 +585,7 @@ TRACE_EVENT(sched_bvt_qas_period,
 		  __entry->comm, __entry->pid, __entry->seq, __entry->start,
 		  __entry->ended)
 );
+#endif /* CONFIG_SCHED_BVT_QAS */
 
 #endif /* _TRACE_SCHED_BVT_H */
 
