@@ -260,7 +260,8 @@ build_selftests() {
 
 # The objects that compile what commit $1 changes: the class's unit for
 # its files and headers (once the series links it), core.c beside it for
-# headers, each other C file's own; none for documentation, tools, Kconfig
+# headers, each other C file's own or the build_*.c unit's that includes
+# it; none for documentation, tools, Kconfig
 # and the syscall tables, which the units of the class and the test
 # kernel's build cover.
 step_objects() {
@@ -271,6 +272,8 @@ step_objects() {
 			echo kernel/sched/build_bvt.o kernel/sched/core.o ;;
 		kernel/sched/bvt*.c|kernel/sched/coop_poll.c|kernel/sched/pbs.c|kernel/sched/qas.c|kernel/Kconfig.bvt|kernel/sched/Makefile)
 			echo kernel/sched/build_bvt.o ;;
+		kernel/sched/*.c)
+			unit_of "$1" "$f" ;;
 		kernel/*.c|kernel/*/*.c|fs/*.c|mm/*.c)
 			echo "${f%.c}.o" ;;
 		esac
@@ -280,6 +283,17 @@ step_objects() {
 		[ "$o" != kernel/sched/build_bvt.o ] || linked "$1" || continue
 		echo "$o"
 	done
+}
+
+# The object that compiles kernel/sched file $2 at commit $1: the
+# build_*.c unit that includes it (debug.c is compiled as part of
+# build_utility.o, rt.c of build_policy.o), else its own.
+unit_of() {
+	local unit
+	unit=$("${SGIT[@]}" grep -l -E "^# *include \"${2##*/}\"" "$1" -- \
+		'kernel/sched/build_*.c' | head -1 || true)
+	unit=${unit#"$1:"}
+	echo "${unit:-$2}" | sed 's/\.c$/.o/'
 }
 
 # Does commit $1 build the class?
