@@ -2,7 +2,7 @@
 # Runs inside the guest: the demo or every selftest, with results written to
 # OUTDIR for the host to read.
 #
-#   guest-run.sh OUTDIR BINDIR demo|check|stress [SECONDS]
+#   guest-run.sh OUTDIR BINDIR demo|check|series|stress [SECONDS]
 #
 # BINDIR is $BUILD/selftests: bvtctl ($BUILD/bin) and the kernel tree with
 # the shell tests ($BUILD/linux) are found beside it.
@@ -107,7 +107,6 @@ demo)
 	"$bin/bvt_demo" 2>&1 | tee "$out/demo.txt"
 	;;
 check)
-	# A step of the series (host/series.sh boot) has fewer of them.
 	run_tests "" "$bin"/bvt_*_test "$build"/linux/tools/testing/selftests/bvt/*_test.sh
 	# bvt-rtkit, not part of the kernel's series, on a private bus.
 	run_tests "" "$top/tools/sched/rtkit/bvt_rtkit_test.sh"
@@ -115,6 +114,13 @@ check)
 	[ "$(nproc)" = 2 ] && demo_latency
 	[ "$(nproc)" = 2 ] && scx_pass
 	# Last: it takes CPUs offline and flips the sysctls while it runs.
+	[ -e "$bin/bvt_stress" ] && stress 30
+	;;
+series)
+	# A step of the series (host/series.sh boot): its own selftests, with
+	# none of what the tree around the series adds (bvt-rtkit, the demo,
+	# sched_ext's schedulers).
+	run_tests "" "$bin"/bvt_*_test "$bin"/*_test.sh
 	[ -e "$bin/bvt_stress" ] && stress 30
 	;;
 stress)

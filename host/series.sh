@@ -26,7 +26,9 @@
 #   series.sh boot     build and boot each step that adds selftests
 #
 # BVT_SERIES_FROM=n builds and boots from the n-th commit on, when the
-# ones before it have not changed since they last passed.
+# ones before it have not changed since they last passed;
+# BVT_SERIES_ONLY='n m' builds the kernel of those commits alone, and
+# boots each that changes the selftests.
 . "$(dirname "$0")/common.sh"
 
 tree=$BUILD/series-tree
@@ -303,7 +305,8 @@ linked() {
 
 # Boot the kernel built at commit $1 and run the selftests in $3 (none
 # before the series adds them: then KUnit's alone), as "make check"
-# does, into $BUILD/results/series/$1.
+# does but without what the tree adds around the series (bvt-rtkit, the
+# demo, sched_ext), into $BUILD/results/series/$1.
 boot_step() {
 	local dir=$BUILD/results/series/$1 boot=$BUILD/series-boot
 	step "booting $1 with two vCPUs and running its tests: $2"
@@ -312,7 +315,7 @@ boot_step() {
 	cp -r "$3" "$boot/selftests"
 	cp "$obj/arch/x86/boot/bzImage" "$boot/bzImage"
 	BVT_KERNEL=$boot/bzImage "$TOP/host/boot.sh" 2 "$dir" 1500 \
-		"$TOP/host/guest-run.sh" "$dir" "$boot/selftests" check || true
+		"$TOP/host/guest-run.sh" "$dir" "$boot/selftests" series || true
 	python3 "$TOP/host/results.py" "$dir" >"$dir/summary" 2>&1 || true
 	echo "  $1: $(tail -1 "$dir/summary")" >&2
 	summaries+=("$1 $2: $(tail -1 "$dir/summary")")
@@ -324,7 +327,7 @@ boot_step() {
 # commit that links the class and each that changes its KUnit cases
 # boots to run those.
 cmd_build() {
-	local boot=$1 n=0 c subject files tests kernel kunit
+	local boot=$1 n=0 c subject files tests kernel kunit only
 	steps_setup
 	summaries=()
 	if $boot; then
@@ -335,9 +338,14 @@ cmd_build() {
 	for c in $("${SGIT[@]}" rev-list --reverse pristine..master); do
 		n=$((n + 1))
 		[ "$n" -ge "${BVT_SERIES_FROM:-1}" ] || continue
+		only=false
+		if [ -n "${BVT_SERIES_ONLY:-}" ]; then
+			grep -qw "$n" <<<"$BVT_SERIES_ONLY" || continue
+			only=true
+		fi
 		subject=$("${SGIT[@]}" log -1 --format=%s "$c")
 		files=$("${SGIT[@]}" diff --name-only "$c^" "$c")
-		tests=false kernel=false kunit=false
+		tests=false kernel=$only kunit=false
 		grep -q '^tools/testing/selftests/bvt/' <<<"$files" && tests=true
 		if grep -qE '^kernel/sched/(Makefile|bvt_test.c)$' <<<"$files" &&
 		   ! "${SGIT[@]}" cat-file -e "$c:tools/testing/selftests/bvt" \
