@@ -263,9 +263,8 @@ build_selftests() {
 # The objects that compile what commit $1 changes: the class's unit for
 # its files and headers (once the series links it), core.c beside it for
 # headers, each other C file's own or the build_*.c unit's that includes
-# it; none for documentation, tools, Kconfig
-# and the syscall tables, which the units of the class and the test
-# kernel's build cover.
+# it; none for documentation, tools, Kconfig and the syscall tables, which
+# the units of the class and the test kernel's build cover.
 step_objects() {
 	local f
 	for f in $("${SGIT[@]}" diff --name-only "$1^" "$1"); do
