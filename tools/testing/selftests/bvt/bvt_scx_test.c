@@ -30,31 +30,8 @@
 #ifndef SCHED_EXT
 #define SCHED_EXT	7
 #endif
-#define SCX_STATE	"/sys/kernel/sched_ext/state"
 /* Loading verifies the BPF programs: seconds under TCG. */
 #define SCX_LOAD_S	60
-
-/* The contents of SCX_STATE ("enabled", "disabled", ...) into @buf. */
-static const char *scx_state(char *buf, size_t len)
-{
-	FILE *f = fopen(SCX_STATE, "r");
-
-	buf[0] = '\0';
-	if (f) {
-		if (!fgets(buf, len, f))
-			buf[0] = '\0';
-		fclose(f);
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	return buf;
-}
-
-static bool scx_state_is(const char *want)
-{
-	char buf[32];
-
-	return !strcmp(scx_state(buf, sizeof(buf)), want);
-}
 
 /* Wait up to @s seconds for the state @want; true if it came. */
 static bool scx_wait_state(const char *want, double s)

@@ -258,6 +258,31 @@ static inline int become_controller(void)
 	return sched_setscheduler(0, SCHED_FIFO, &sp);
 }
 
+/* Whether a sched_ext scheduler is loaded, and how far. */
+#define SCX_STATE	"/sys/kernel/sched_ext/state"
+
+/* The contents of SCX_STATE ("enabled", "disabled", ...) into @buf. */
+static inline const char *scx_state(char *buf, size_t len)
+{
+	FILE *f = fopen(SCX_STATE, "r");
+
+	buf[0] = '\0';
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static inline bool scx_state_is(const char *want)
+{
+	char buf[32];
+
+	return !strcmp(scx_state(buf, sizeof(buf)), want);
+}
+
 /* Where the tests read the class's tracepoints. */
 #define TRACEFS		"/sys/kernel/tracing"
 

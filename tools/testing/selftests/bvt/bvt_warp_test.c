@@ -620,20 +620,6 @@ static double crowd_expiry_us(int n, int *nr)
 	return median_us;
 }
 
-/* Is a sched_ext scheduler loaded (as in the scx pass of make check)? */
-static bool scx_loaded(void)
-{
-	char state[32] = "";
-	FILE *f = fopen("/sys/kernel/sched_ext/state", "r");
-
-	if (f) {
-		if (!fgets(state, sizeof(state), f))
-			state[0] = '\0';
-		fclose(f);
-	}
-	return !strncmp(state, "enabled", 7);
-}
-
 TEST_F_TIMEOUT(warp, an_expiry_costs_what_ends_then, 120)
 {
 	double small, big;
@@ -646,7 +632,7 @@ TEST_F_TIMEOUT(warp, an_expiry_costs_what_ends_then, 120)
 	 * slow down by more than CROWD_RATIO with the tree walk as it is:
 	 * the costs compare only without one.
 	 */
-	if (scx_loaded())
+	if (scx_state_is("enabled"))
 		SKIP(return, "a sched_ext scheduler is loaded");
 	small = crowd_expiry_us(CROWD_SMALL, &nr_small);
 	big = crowd_expiry_us(CROWD_BIG, &nr_big);
