@@ -120,7 +120,7 @@ series)
 	# A step of the series (host/series.sh boot): its own selftests, with
 	# none of what the tree around the series adds (bvt-rtkit, the demo,
 	# sched_ext's schedulers).
-	run_tests "" "$bin"/bvt_*_test "$bin"/*_test.sh
+	run_tests "" "$bin"/bvt_*_test
 	[ -e "$bin/bvt_stress" ] && stress 30
 	;;
 stress)
